@@ -1,0 +1,31 @@
+package dev.keel;
+
+/**
+ * What a device provides to a {@link VmmArena}: a virtual range reserved once, and physical
+ * memory mapped into slices of it on demand. The arena calls these methods from the thread
+ * that performs the malloc, free or close, never while holding any lock of its own, so an
+ * implementation may block; it must be safe to call from several threads at once.
+ *
+ * <p>Sizes and addresses passed in are always multiples of {@link #granularity()}. Addresses
+ * are unsigned 64-bit values held in a {@code long}.
+ */
+public interface VmmBackend {
+
+    /** The mapping granularity in bytes: a positive power of two. */
+    long granularity();
+
+    /** Reserves {@code bytes} of virtual address space and returns its base. */
+    long reserve(long bytes);
+
+    /**
+     * Backs {@code [va, va + size)} with physical memory and returns an opaque handle for it.
+     * An exception leaves nothing mapped; the arena passes it to its caller unchanged.
+     */
+    long allocate(long va, long size);
+
+    /** Unmaps and releases what {@link #allocate} returned for {@code [va, va + size)}. */
+    void deallocate(long va, long size, long handle);
+
+    /** Releases the range {@link #reserve} returned. */
+    void releaseReserve(long base, long bytes);
+}
