@@ -1,0 +1,93 @@
+package dev.keel;
+
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * The process-global active arena that allocator shims call through (the seed's
+ * {@code mx_malloc}/{@code mx_free}, whose C signatures cannot carry an arena argument). At most
+ * one arena is active at a time: {@link #use} activates one for the life of the returned scope.
+ *
+ * <p>{@link #malloc} never throws: it returns 0 when no arena is active or on any error, and
+ * hands the error to the active arena's {@link ArenaErrorHandler}. Since 0 means failure, an arena
+ * whose base is 0 cannot be activated. The active arena is read once per call from an
+ * {@link AtomicReference}, so a call racing with the end of a scope runs entirely on the arena it
+ * read; a closed arena answers as any closed arena does.
+ */
+public final class ActiveArena {
+
+    private static final AtomicReference<VmmArena> ACTIVE = new AtomicReference<>();
+
+    private ActiveArena() {
+    }
+
+    /**
+     * Makes {@code arena} the active arena until the returned scope is closed.
+     *
+     * @throws IllegalStateException    if an arena is already active ("already active")
+     * @throws IllegalArgumentException if the arena's base is 0, which {@link #malloc} could not
+     *                                  tell from failure
+     */
+    public static Scope use(VmmArena arena) {
+        Objects.requireNonNull(arena, "arena");
+        if (arena.base() == 0) {
+            throw new IllegalArgumentException(arena + " is based at address 0, which ActiveArena.malloc uses for failure");
+        }
+        if (!ACTIVE.compareAndSet(null, arena)) {
+            throw new IllegalStateException("an arena is already active: " + ACTIVE.get());
+        }
+        return new Scope(arena);
+    }
+
+    /** The active arena, or null when none is. */
+    public static VmmArena current() {
+        return ACTIVE.get();
+    }
+
+    /** Allocates from the active arena; 0 when none is active or on any error (which goes to its handler). */
+    public static long malloc(long size) {
+        VmmArena arena = ACTIVE.get();
+        if (arena == null) {
+            return 0;
+        }
+        try {
+            return arena.malloc(size);
+        } catch (RuntimeException error) {
+            arena.reportError("malloc", error);
+            return 0;
+        }
+    }
+
+    /** Frees {@code va} in the active arena; does nothing when none is active. */
+    public static void free(long va) {
+        VmmArena arena = ACTIVE.get();
+        if (arena != null) {
+            arena.free(va);
+        }
+    }
+
+    /** The activation of one arena; closing it (once, from any thread) deactivates that arena. */
+    public static final class Scope implements AutoCloseable {
+
+        private final VmmArena arena;
+        private final AtomicBoolean closed = new AtomicBoolean();
+
+        private Scope(VmmArena arena) {
+            this.arena = arena;
+        }
+
+        /** The arena this scope activated. */
+        public VmmArena arena() {
+            return arena;
+        }
+
+        /** Deactivates the arena; later calls do nothing. Does not close the arena. */
+        @Override
+        public void close() {
+            if (closed.compareAndSet(false, true)) {
+                ACTIVE.compareAndSet(arena, null);
+            }
+        }
+    }
+}

@@ -1,0 +1,39 @@
+package dev.keel.internal;
+
+import jdk.jfr.Category;
+import jdk.jfr.DataAmount;
+import jdk.jfr.Description;
+import jdk.jfr.Event;
+import jdk.jfr.Label;
+import jdk.jfr.Name;
+import jdk.jfr.StackTrace;
+
+/** JFR event: a {@code VmmArena.malloc} that threw. Committed on the failure path only. */
+@Name("dev.keel.ArenaMallocFailed")
+@Label("Arena Malloc Failed")
+@Category({"Keel", "VMM Arena"})
+@Description("A malloc on a VMM arena threw: closed, exhausted, bad argument or backend failure")
+@StackTrace(true)
+public final class ArenaMallocFailedEvent extends Event {
+
+    @Label("Arena Base")
+    @Description("The arena's base address, unsigned, in hexadecimal")
+    public String arena;
+
+    @Label("Requested")
+    @DataAmount(DataAmount.BYTES)
+    public long requestedBytes;
+
+    @Label("Used")
+    @Description("The bump pointer after the failure")
+    @DataAmount(DataAmount.BYTES)
+    public long usedBytes;
+
+    @Label("Total")
+    @DataAmount(DataAmount.BYTES)
+    public long totalBytes;
+
+    @Label("Failure")
+    @Description("The exception's class and message")
+    public String failure;
+}
