@@ -1,0 +1,99 @@
+package dev.keel;
+
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * The allocator lock as a {@link MemoryPressureCallback} sees it: the Java counterpart of the
+ * {@code std::unique_lock&} that flex passes to its callback. It is valid only on the thread that
+ * the allocator called, and only until the callback returns.
+ *
+ * <p>Unlike the underlying {@link ReentrantLock}, this view is not re-entrant: {@link #lock()}
+ * while holding it and {@link #unlock()} while not holding it are errors. That keeps the hold
+ * count at exactly one or zero, so "unlocked" always means "no allocator lock of any level is
+ * held" (spec {@code LockOrdering}: invariant {@code NoHostWaitUnderMutex}, and the outer-lock
+ * mutant that deadlocks against a host-lock holder).
+ *
+ * <p><b>Backoff.</b> When the allocator's {@link RetryPolicy} asks for a pause before this
+ * round's retry, the first {@link #lock()} of the callback takes it, just before re-taking the
+ * lock: with the lock released, so that cleaners and other threads can free meanwhile, and after
+ * the callback's own work. In the spec this is a stutter step of a thread at {@code relock}
+ * (nothing but time changes), so the lock-ordering argument is untouched. A callback that never
+ * releases the lock takes no pause: while it holds the lock nobody can free anything, so waiting
+ * could not help. An interrupt ends the pause early and stays set; the lock is still taken.
+ */
+public final class AllocatorLock {
+    private final ReentrantLock mutex;
+    private final Thread owner;
+    private final String allocatorName;
+    private long pauseNanos; // only the owner reads and writes the fields below
+    private boolean active = true;
+
+    AllocatorLock(ReentrantLock mutex, String allocatorName, long pauseNanos) {
+        this.mutex = mutex;
+        this.owner = Thread.currentThread();
+        this.allocatorName = allocatorName;
+        this.pauseNanos = pauseNanos;
+    }
+
+    /** Releases the allocator lock so that the callback may block; it must be re-taken before returning. */
+    public void unlock() {
+        checkUsable();
+        if (!mutex.isHeldByCurrentThread()) {
+            throw new IllegalStateException("allocator lock of " + allocatorName + " is not held");
+        }
+        mutex.unlock(); // LockOrdering: CallbackUnlock
+    }
+
+    /**
+     * Takes the allocator lock again, waiting as long as necessary; the wait for the lock is not
+     * interruptible. The first call may pause first, as the retry policy says (see above).
+     */
+    public void lock() {
+        checkUsable();
+        if (mutex.isHeldByCurrentThread()) {
+            throw new IllegalStateException("allocator lock of " + allocatorName + " is already held");
+        }
+        pauseOnce();
+        mutex.lock(); // LockOrdering: CallbackRelock
+    }
+
+    /** Whether the calling thread holds the allocator lock. */
+    public boolean isHeldByCurrentThread() {
+        return mutex.isHeldByCurrentThread();
+    }
+
+    /** Called by the allocator when the callback has returned: the view may no longer be used. */
+    void expire() {
+        active = false;
+    }
+
+    private void pauseOnce() {
+        long nanos = pauseNanos;
+        if (nanos == 0L) {
+            return;
+        }
+        pauseNanos = 0L;
+        try {
+            TimeUnit.NANOSECONDS.sleep(nanos);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private void checkUsable() {
+        if (Thread.currentThread() != owner) {
+            throw new IllegalStateException("allocator lock of " + allocatorName
+                    + " used from " + Thread.currentThread().getName() + ", but it was lent to " + owner.getName());
+        }
+        if (!active) {
+            throw new IllegalStateException("allocator lock of " + allocatorName
+                    + " used after its pressure callback returned");
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "AllocatorLock[" + allocatorName + (mutex.isHeldByCurrentThread() ? ", held]" : ", released]");
+    }
+}

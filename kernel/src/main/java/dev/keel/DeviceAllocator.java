@@ -1,0 +1,413 @@
+package dev.keel;
+
+import dev.keel.internal.PressureEvent;
+
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.Comparator;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * A capacity-limited physical allocator with a memory-pressure hook: the Java counterpart of
+ * flex's {@code FlexAllocator}, and the physical side a simulated device's {@link VmmBackend} can
+ * be built on.
+ *
+ * <p><b>Regions.</b> The device memory {@code [0, capacity)} is a set of free blocks kept in two
+ * ordered indexes: by offset (to coalesce a freed block with its neighbours) and by size then
+ * offset (best fit: the smallest free block that is large enough, lowest offset on ties). Both
+ * allocation and free are O(log n) in the number of free blocks. A successful allocation returns
+ * a handle: a positive number never returned before by this allocator, so a double free or a
+ * stale handle is always detected instead of freeing someone else's block.
+ *
+ * <p><b>Locking.</b> All state is guarded by one allocator lock, a {@link ReentrantLock} (never a
+ * monitor, so virtual threads that block on it do not pin their carrier). It is held only for
+ * the bookkeeping of one try of the regions or one free, and across the pressure callback's
+ * entry, never across blocking work of the allocator's own. The lock is re-entrant only so that
+ * it can tell its holder; the allocator itself refuses re-entry: {@code allocate} by a thread that
+ * already holds the lock (a pressure callback that calls back before {@link AllocatorLock#unlock()})
+ * throws {@link IllegalStateException}. Otherwise releasing the lock in the callback would leave
+ * an outer hold in place: the spec's outer-lock mutant shows that an allocator lock still held
+ * across the callback deadlocks against a host-lock holder.
+ *
+ * <p><b>Pressure.</b> {@link #allocate(long)} follows spec {@code LockOrdering}:
+ * <ol>
+ *   <li>{@code AllocLock}, then {@code AllocTry}: take the lock and try the regions; on success
+ *       release the lock and return.</li>
+ *   <li>When they are exhausted, {@code PressureEnter}: call the {@link MemoryPressureCallback}
+ *       with the lock held, through an {@link AllocatorLock} that the callback must release
+ *       around any blocking work ({@code CallbackUnlock}) and re-take before it returns
+ *       ({@code CallbackRelock}). Holding the lock from the failed try to the callback's entry is
+ *       what makes the shortage real when the callback starts (invariant
+ *       {@code ExhaustionIsReal}); handing it over instead of releasing it keeps flex's contract.</li>
+ *   <li>After the callback the lock must be held again; if it is not, the allocation fails with
+ *       {@link IllegalStateException} naming the callback. The allocator does not unlock what it
+ *       does not hold, so it stays usable. An exception from the callback passes through the same
+ *       way.</li>
+ *   <li>{@code AllocTry} again. The {@link RetryPolicy} bounds the rounds (default: one, like
+ *       flex) and may ask for a pause before a retry, which {@link AllocatorLock#lock()} takes
+ *       with the lock released.</li>
+ *   <li>{@code OutOfMemory}: when the rounds are used up, release the lock and throw
+ *       {@link DeviceOutOfMemoryException} with the requested, free and reclaimed bytes, the
+ *       capacity and the attempts.</li>
+ * </ol>
+ * Beyond the spec (which has 1-unit requests, a callback and no interrupts), three cases fail
+ * before the policy's rounds are used up: a request larger than the capacity and an allocator
+ * without a callback fail at the first try, since no reclamation can help them; a thread whose
+ * interrupt flag is set after a round starts no further round (its waits would end at once
+ * anyway), and the flag stays set.
+ *
+ * <p><b>Guarantees.</b> An out-of-memory error is decided under the lock, right after a failed
+ * try, so at that moment no free block was large enough ({@code ExhaustionIsReal}). With a
+ * {@link GcReclaimer} whose cleaners finish within its deadline, an allocation fails only after
+ * every buffer that was garbage when its last pressure round began has been freed (property
+ * {@code OomOnlyAfterReclaim}), except garbage that appeared after the gc of a collection this
+ * thread joined late, which that collection could not see. It does not mean that the freed memory
+ * was still there for this thread: the lock is released during the callback, so another thread
+ * may take it first; {@link DeviceOutOfMemoryException#reclaimedBytes()} shows when that
+ * happened, and more rounds make it less likely. Nothing stronger can hold without holding the
+ * lock across the collection, which deadlocks with the cleaners. Every allocation returns
+ * ({@code AllocationReturns}) as long as the callback and the host lock's holders do.
+ *
+ * <p>{@link #free(long)} takes the lock too (spec: {@code FinalizerLock}, then {@code FinalizerFree}
+ * with the release, when a cleaner frees garbage under pressure). Unknown handles and
+ * double frees throw {@link IllegalArgumentException}: a free of a block nobody owns is a bug in
+ * the caller, and silently ignoring it would hide a double release of device memory.
+ */
+public final class DeviceAllocator {
+    private static final long NO_BLOCK = 0L;
+
+    private final ReentrantLock mutex = new ReentrantLock();
+    private final String name;
+    private final long capacity;
+    private final MemoryPressureCallback callback; // null: no pressure handling
+    private final RetryPolicy retryPolicy;
+
+    // Guarded by mutex.
+    private final Regions regions;
+    private final Map<Long, Block> allocated = new HashMap<>();
+    private long nextHandle = 1L;
+    private long bytesFreedTotal; // every free ever, to measure what a callback reclaimed
+
+    // Written under mutex, read without it.
+    private volatile long usedBytes;
+    private volatile int liveCount;
+
+    /** An allocator of {@code capacity} bytes without a pressure callback. */
+    public DeviceAllocator(long capacity) {
+        this(builder(capacity));
+    }
+
+    private DeviceAllocator(Builder b) {
+        this.capacity = b.capacity;
+        this.callback = b.callback;
+        this.retryPolicy = b.retryPolicy;
+        this.name = b.name != null ? b.name : "DeviceAllocator@" + Integer.toHexString(System.identityHashCode(this));
+        this.regions = new Regions(capacity);
+    }
+
+    /**
+     * A builder for an allocator of {@code capacity} bytes.
+     *
+     * @throws IllegalArgumentException if {@code capacity} is not positive
+     */
+    public static Builder builder(long capacity) {
+        return new Builder(capacity);
+    }
+
+    /**
+     * Allocates {@code size} bytes of device memory and returns its handle.
+     *
+     * @throws IllegalArgumentException    if {@code size} is not positive
+     * @throws IllegalStateException       if the pressure callback returned without re-taking the
+     *                                     allocator lock, or if the calling thread holds the
+     *                                     allocator lock already (re-entry from a callback)
+     * @throws DeviceOutOfMemoryException  if the memory is not there after the retries the policy allows
+     */
+    public long allocate(long size) {
+        if (size <= 0) {
+            throw new IllegalArgumentException("size must be positive: " + size);
+        }
+        if (mutex.isHeldByCurrentThread()) {
+            throw new IllegalStateException("re-entrant allocate on " + name + ": the calling thread holds its"
+                    + " allocator lock (a pressure callback must call AllocatorLock.unlock() before allocating)");
+        }
+        PressureEvent event = null; // begun at the first failed try
+        long reclaimed = 0L;
+        int attempts = 0;
+        String outcome = null;
+        mutex.lock(); // LockOrdering: AllocLock
+        try {
+            while (true) {
+                long handle = regions.take(size); // LockOrdering: AllocTry
+                attempts++;
+                if (handle != NO_BLOCK) {
+                    outcome = "allocated";
+                    return handle;
+                }
+                if (event == null) {
+                    event = new PressureEvent();
+                    event.begin();
+                }
+                String stop = reasonToStop(size, attempts);
+                if (stop != null) {
+                    outcome = "out of memory";
+                    throw outOfMemory(size, reclaimed, attempts, stop); // LockOrdering: OutOfMemory
+                }
+                long freedBefore = bytesFreedTotal;
+                runCallback(size, retryPolicy.delayNanosBefore(attempts));
+                reclaimed += bytesFreedTotal - freedBefore;
+            }
+        } catch (RuntimeException | Error e) {
+            if (outcome == null) {
+                outcome = "failed: " + e;
+            }
+            throw e;
+        } finally {
+            if (mutex.isHeldByCurrentThread()) { // not held after a callback that failed to re-lock
+                mutex.unlock(); // LockOrdering: AllocTry, OutOfMemory (the release that ends them)
+            }
+            if (event != null) {
+                commit(event, size, reclaimed, attempts, outcome);
+            }
+        }
+    }
+
+    /**
+     * Frees the block {@code handle} names.
+     *
+     * @throws IllegalArgumentException if no live block has that handle (never allocated, or freed already)
+     */
+    public void free(long handle) {
+        mutex.lock(); // LockOrdering: FinalizerLock
+        try {
+            Block block = allocated.remove(handle);
+            if (block == null) {
+                throw new IllegalArgumentException(name + ": free of unknown handle " + handle
+                        + " (never allocated here, or freed already)");
+            }
+            regions.give(block); // LockOrdering: FinalizerFree
+        } finally {
+            mutex.unlock(); // LockOrdering: FinalizerFree (the release that ends it)
+        }
+    }
+
+    /** The number of bytes this allocator manages. */
+    public long capacity() {
+        return capacity;
+    }
+
+    /** Bytes not allocated at the moment (possibly fragmented). */
+    public long freeBytes() {
+        return capacity - usedBytes;
+    }
+
+    /** Bytes allocated at the moment. */
+    public long usedBytes() {
+        return usedBytes;
+    }
+
+    /** The number of live (allocated, not yet freed) blocks. */
+    public int liveCount() {
+        return liveCount;
+    }
+
+    /** The allocator's name, as used in messages and JFR events. */
+    public String name() {
+        return name;
+    }
+
+    /** The pressure callback, or {@code null} if there is none. */
+    public MemoryPressureCallback pressureCallback() {
+        return callback;
+    }
+
+    /** The retry policy. */
+    public RetryPolicy retryPolicy() {
+        return retryPolicy;
+    }
+
+    @Override
+    public String toString() {
+        return name + "[used " + usedBytes + " of " + capacity + " bytes, " + liveCount + " blocks]";
+    }
+
+    // ---- pressure path: entered and left with the lock held, except after a callback that failed to re-lock
+
+    /** Why the allocation must fail now, after {@code attempts} failed tries; null if a pressure round may run. */
+    private String reasonToStop(long size, int attempts) {
+        if (callback == null) {
+            return "no pressure callback";
+        }
+        if (size > capacity) {
+            return "request exceeds capacity";
+        }
+        if (attempts > retryPolicy.maxRetries()) {
+            return "";
+        }
+        if (attempts > 1 && Thread.currentThread().isInterrupted()) {
+            return "interrupted";
+        }
+        return null;
+    }
+
+    private void commit(PressureEvent event, long size, long reclaimed, int attempts, String outcome) {
+        event.end();
+        if (event.shouldCommit()) {
+            event.allocator = name;
+            event.requestedBytes = size;
+            event.reclaimedBytes = reclaimed;
+            event.freeBytes = freeBytes();
+            event.capacity = capacity;
+            event.attempts = attempts;
+            event.outcome = outcome;
+            event.commit();
+        }
+    }
+
+    /** Calls the callback with the lock held; returns with it held, or throws. */
+    private void runCallback(long size, long pauseNanos) {
+        AllocatorLock lent = new AllocatorLock(mutex, name, pauseNanos);
+        try {
+            callback.onPressure(lent, size); // LockOrdering: PressureEnter
+        } finally {
+            lent.expire();
+        }
+        if (!mutex.isHeldByCurrentThread()) {
+            throw new IllegalStateException("pressure callback " + callback + " of " + name
+                    + " returned without re-taking the allocator lock (it must call AllocatorLock.lock() before returning)");
+        }
+    }
+
+    private DeviceOutOfMemoryException outOfMemory(long size, long reclaimed, int attempts, String why) {
+        return new DeviceOutOfMemoryException(name, size, freeBytes(), regions.largestFree(), capacity,
+                reclaimed, attempts, why);
+    }
+
+    // ---- regions
+
+    /** A block of device memory: free (in the indexes) or allocated (in {@code allocated}). */
+    private static final class Block {
+        final long offset;
+        final long size;
+
+        Block(long offset, long size) {
+            this.offset = offset;
+            this.size = size;
+        }
+    }
+
+    /** Orders blocks by size, then offset: the best-fit index. */
+    private static final class BySizeThenOffset implements Comparator<Block> {
+        @Override
+        public int compare(Block a, Block b) {
+            int bySize = Long.compare(a.size, b.size);
+            return bySize != 0 ? bySize : Long.compare(a.offset, b.offset);
+        }
+    }
+
+    /**
+     * The free blocks of {@code [0, capacity)}. Invariant: the free blocks and the allocated
+     * blocks are disjoint and cover the whole range; no two free blocks are adjacent (they are
+     * coalesced); both indexes hold the same blocks. Guarded by the allocator lock.
+     */
+    private final class Regions {
+        private final TreeMap<Long, Block> byOffset = new TreeMap<>();
+        private final TreeSet<Block> bySize = new TreeSet<>(new BySizeThenOffset());
+
+        Regions(long capacity) {
+            addFree(new Block(0L, capacity));
+        }
+
+        /** Takes the best-fitting block for {@code size}; returns its new handle, or NO_BLOCK. */
+        long take(long size) {
+            Block fit = bySize.ceiling(new Block(Long.MIN_VALUE, size));
+            if (fit == null) {
+                return NO_BLOCK;
+            }
+            removeFree(fit);
+            if (fit.size > size) {
+                addFree(new Block(fit.offset + size, fit.size - size));
+            }
+            long handle = nextHandle++;
+            allocated.put(handle, new Block(fit.offset, size));
+            usedBytes += size;
+            liveCount++;
+            return handle;
+        }
+
+        /** Returns an allocated block to the free set, merged with free neighbours. */
+        void give(Block block) {
+            long offset = block.offset;
+            long size = block.size;
+            Map.Entry<Long, Block> below = byOffset.floorEntry(offset);
+            if (below != null && below.getValue().offset + below.getValue().size == offset) {
+                removeFree(below.getValue());
+                offset = below.getValue().offset;
+                size += below.getValue().size;
+            }
+            Block above = byOffset.get(block.offset + block.size);
+            if (above != null) {
+                removeFree(above);
+                size += above.size;
+            }
+            addFree(new Block(offset, size));
+            usedBytes -= block.size;
+            liveCount--;
+            bytesFreedTotal += block.size;
+        }
+
+        long largestFree() {
+            return bySize.isEmpty() ? 0L : bySize.last().size;
+        }
+
+        private void addFree(Block b) {
+            byOffset.put(b.offset, b);
+            bySize.add(b);
+        }
+
+        private void removeFree(Block b) {
+            byOffset.remove(b.offset);
+            bySize.remove(b);
+        }
+    }
+
+    /** Options for a {@link DeviceAllocator}. */
+    public static final class Builder {
+        private final long capacity;
+        private MemoryPressureCallback callback;
+        private RetryPolicy retryPolicy = RetryPolicy.once();
+        private String name;
+
+        private Builder(long capacity) {
+            if (capacity <= 0) {
+                throw new IllegalArgumentException("capacity must be positive: " + capacity);
+            }
+            this.capacity = capacity;
+        }
+
+        /** The callback to run when the regions are exhausted (default: none, so exhaustion fails at once). */
+        public Builder pressureCallback(MemoryPressureCallback callback) {
+            this.callback = Objects.requireNonNull(callback, "callback");
+            return this;
+        }
+
+        /** How often to run the callback and retry (default {@link RetryPolicy#once()}). */
+        public Builder retryPolicy(RetryPolicy policy) {
+            this.retryPolicy = Objects.requireNonNull(policy, "policy");
+            return this;
+        }
+
+        /** A name for messages and JFR events (default {@code DeviceAllocator@<identity hash>}). */
+        public Builder name(String name) {
+            this.name = Objects.requireNonNull(name, "name");
+            return this;
+        }
+
+        public DeviceAllocator build() {
+            return new DeviceAllocator(this);
+        }
+    }
+}

@@ -1,0 +1,177 @@
+package dev.keel.internal;
+
+import java.lang.ref.WeakReference;
+import java.util.HashSet;
+import java.util.Set;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * What lets a garbage-collecting pressure callback wait for exactly the cleaning actions its
+ * collection caused, instead of sleeping blindly. Every device buffer with a cleaning action is
+ * registered here with a weak reference to its owner; the action reports here when it has freed
+ * the memory.
+ *
+ * <p>Algorithm. A weak reference is cleared by the collection that finds its referent
+ * unreachable, in the same cycle in which the owner's phantom-reachable cleanable is queued for
+ * its cleaner. So right after {@code System.gc()} returns, the registered entries whose owner is
+ * cleared but which have not finished are precisely the cleanings that are due: {@link #garbage()}
+ * counts them. A finished entry whose owner was cleared was freed by its cleaner (an explicit
+ * close runs while the owner is still strongly reachable: it is {@code this}), and only those
+ * advance the cleaner counters that {@link #awaitCleaned} waits on, waking at each one.
+ *
+ * <p>Invariants (guarded by {@code lock}): {@code live} holds every registered entry that has not
+ * finished; each entry finishes at most once; the cleaner counters only grow. The lock is held
+ * only for bookkeeping, never while taking any other lock, so it cannot take part in a
+ * deadlock with the allocator or host locks.
+ */
+public final class ReclaimTracker {
+    private static final ReclaimTracker SHARED = new ReclaimTracker();
+
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition cleaned = lock.newCondition();
+    private final Set<Entry> live = new HashSet<>();
+    private long cleanerFreedCount;
+    private long cleanerFreedBytes;
+
+    /** The tracker that {@code DeviceBuffer} registers with and {@code GcReclaimer} waits on. */
+    public static ReclaimTracker shared() {
+        return SHARED;
+    }
+
+    /** Registers memory of {@code bytes} owned by {@code owner}; the returned entry holds the owner weakly. */
+    public Entry register(Object owner, long bytes) {
+        Entry entry = new Entry(owner, bytes);
+        lock.lock();
+        try {
+            live.add(entry);
+        } finally {
+            lock.unlock();
+        }
+        return entry;
+    }
+
+    /** Records that the memory of {@code entry} has been freed; idempotent. */
+    public void finished(Entry entry) {
+        lock.lock();
+        try {
+            if (live.remove(entry) && entry.owner.refersTo(null)) {
+                cleanerFreedCount++;
+                cleanerFreedBytes += entry.bytes;
+                cleaned.signalAll();
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The number of registered entries not yet finished. */
+    public int liveCount() {
+        lock.lock();
+        try {
+            return live.size();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * The cleanings due now: entries whose owner a collection has found unreachable and whose
+     * cleaning action has not finished. Call right after the collection.
+     */
+    public Garbage garbage() {
+        lock.lock();
+        try {
+            long count = 0L;
+            long bytes = 0L;
+            for (Entry e : live) {
+                if (e.owner.refersTo(null)) {
+                    count++;
+                    bytes += e.bytes;
+                }
+            }
+            return new Garbage(count, bytes, cleanerFreedCount, cleanerFreedBytes);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Waits until cleaners have freed as many entries as {@code garbage} found, waking at each
+     * one, or until {@code deadline} (a {@link System#nanoTime()} value) passes. Returns whether
+     * they all were freed.
+     *
+     * @throws InterruptedException if interrupted while waiting
+     */
+    public boolean awaitCleaned(Garbage garbage, long deadline) throws InterruptedException {
+        lock.lock();
+        try {
+            while (cleanerFreedCount - garbage.freedCountBefore < garbage.count) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0L) {
+                    return false;
+                }
+                cleaned.awaitNanos(left);
+            }
+            return true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Entries that cleaners have freed since {@code garbage} was taken. */
+    public long cleanedSince(Garbage garbage) {
+        lock.lock();
+        try {
+            return cleanerFreedCount - garbage.freedCountBefore;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Bytes that cleaners have freed since {@code garbage} was taken. */
+    public long reclaimedBytesSince(Garbage garbage) {
+        lock.lock();
+        try {
+            return cleanerFreedBytes - garbage.freedBytesBefore;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** A registration: the owner, weakly, and the bytes its cleaning action frees. */
+    public static final class Entry {
+        private final WeakReference<Object> owner;
+        private final long bytes;
+
+        private Entry(Object owner, long bytes) {
+            this.owner = new WeakReference<>(owner);
+            this.bytes = bytes;
+        }
+    }
+
+    /** What a collection left for the cleaners: a count and its bytes, with the counters at that moment. */
+    public static final class Garbage {
+        private final long count;
+        private final long bytes;
+        private final long freedCountBefore;
+        private final long freedBytesBefore;
+
+        private Garbage(long count, long bytes, long freedCountBefore, long freedBytesBefore) {
+            this.count = count;
+            this.bytes = bytes;
+            this.freedCountBefore = freedCountBefore;
+            this.freedBytesBefore = freedBytesBefore;
+        }
+
+        /** Entries found unreachable and not yet freed. */
+        public long count() {
+            return count;
+        }
+
+        /** Their bytes. */
+        public long bytes() {
+            return bytes;
+        }
+    }
+}
