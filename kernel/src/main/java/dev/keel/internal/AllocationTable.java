@@ -1,0 +1,359 @@
+package dev.keel.internal;
+
+import dev.keel.Allocation;
+
+import java.util.AbstractList;
+import java.util.List;
+import java.util.Objects;
+import java.util.RandomAccess;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * The arena's allocation table: a map from virtual address to (size, handle), safe for use by
+ * many threads at once, that stores no object per record.
+ *
+ * <p><b>Layout.</b> The table is split into {@value #SEGMENT_COUNT} segments, each an open
+ * addressing hash table guarded by its own lock (the segment <em>is</em> a
+ * {@link ReentrantLock}, so the lock word and the fields it guards share one object). A record
+ * occupies one slot of three consecutive {@code long}s in the segment's single array:
+ * {@code [va, size, handle]}. An empty slot has size 0; {@link #put} therefore rejects a zero
+ * size, and every address, 0 and values above 2^63 included, can be a key. A live record costs
+ * 24 bytes divided by the load factor, which stays between {@value #MIN_LOAD_PERCENT}% and
+ * {@value #MAX_LOAD_PERCENT}% once a segment has grown, so 30 to 45 bytes; there is no
+ * per-record object, and nothing for the garbage collector to trace.
+ *
+ * <p><b>Hashing.</b> Arena addresses are {@code base + k * granularity}: an arithmetic
+ * progression whose low bits are all zero. A single multiplication (Fibonacci hashing) spreads
+ * such keys well for some granularities and badly for others (a mean displacement of 58 slots
+ * for every eighth 8 KiB block); so the address goes through MurmurHash3's 64-bit finalizer,
+ * after which every pattern measured (multiples of 2^0 to 2^40, all, every third, every eighth,
+ * random) probes like random keys. The top {@value #SEGMENT_BITS} bits of the hash choose the
+ * segment and the next 32 bits, read as a fraction, choose the home slot: {@code fraction *
+ * capacity >>> 32}. That mapping needs no power-of-two capacity, so a segment can grow by half
+ * rather than double, which is what keeps the bytes per record below 48.
+ *
+ * <p><b>Probing and deletion.</b> Linear probing: a record sits at its home slot or at the first
+ * free slot after it (cyclically). Invariant: every slot between a record's home and its position
+ * is occupied. Lookups stop at the first empty slot, so the invariant is what makes them correct.
+ * Removal keeps it without tombstones by backward shift: after emptying slot {@code hole}, each
+ * later record of the same cluster that may legally live at {@code hole} (its home is not in the
+ * cyclic interval {@code (hole, position]}) moves there, and its old slot becomes the hole. So a
+ * table that has seen millions of removals probes exactly as a freshly built one.
+ *
+ * <p><b>Concurrency.</b> A segment's fields are read and written only while holding its lock;
+ * {@link #put} and {@link #remove} take exactly one segment lock and never call out while holding
+ * it, so they never block on anything but another table operation of bounded length (a resize
+ * being the longest). {@link #size}, {@link #snapshot} and {@link #clear} take every segment lock
+ * in index order and release them in reverse, so each is atomic with respect to all other
+ * operations (linearizable); the fixed order and the single lock of {@code put}/{@code remove}
+ * rule out deadlock. {@code ReentrantLock} rather than {@code synchronized}: virtual threads
+ * never pin on it, and it measured no slower (docs/performance.md).
+ */
+public final class AllocationTable {
+
+    private static final int SEGMENT_BITS = 4;
+    private static final int SEGMENT_COUNT = 1 << SEGMENT_BITS;
+    static final int INITIAL_CAPACITY = 8;
+    private static final int MAX_LOAD_PERCENT = 80;
+    /** Right after growing by half from the maximum load: 80 / 1.5. */
+    private static final int MIN_LOAD_PERCENT = 53;
+    private static final int SLOT_LONGS = 3;
+
+    private final Segment[] segments = new Segment[SEGMENT_COUNT];
+
+    /** An empty table. */
+    public AllocationTable() {
+        for (int i = 0; i < SEGMENT_COUNT; i++) {
+            segments[i] = new Segment();
+        }
+    }
+
+    /**
+     * Records {@code [va, va + size)} with its backend handle. The caller knows {@code va} is
+     * absent (arena addresses are never reused).
+     *
+     * @throws IllegalArgumentException if {@code size} is 0, or if {@code va} is already present
+     *     (the table is unchanged)
+     */
+    public void put(long va, long size, long handle) {
+        if (size == 0) {
+            throw new IllegalArgumentException("size must not be 0 (va 0x" + Long.toHexString(va) + ")");
+        }
+        long hash = hash(va);
+        segments[segmentIndex(hash)].put(va, size, handle, hash);
+    }
+
+    /** Removes the record of {@code va} and returns it, or returns null if there is none. */
+    public Allocation remove(long va) {
+        long hash = hash(va);
+        return segments[segmentIndex(hash)].remove(va, hash);
+    }
+
+    /** The number of records. */
+    public int size() {
+        lockAll();
+        try {
+            int total = 0;
+            for (Segment segment : segments) {
+                total += segment.count;
+            }
+            return total;
+        } finally {
+            unlockAll();
+        }
+    }
+
+    /**
+     * An immutable copy of every record, in no particular order; the table is unchanged. The copy
+     * holds the records as one {@code long[]} and creates each {@link Allocation} when asked.
+     */
+    public List<Allocation> snapshot() {
+        lockAll();
+        try {
+            int total = 0;
+            for (Segment segment : segments) {
+                total += segment.count;
+            }
+            long[] records = new long[Math.multiplyExact(total, SLOT_LONGS)];
+            int filled = 0;
+            for (Segment segment : segments) {
+                filled = segment.copyRecordsTo(records, filled);
+            }
+            return new Snapshot(records);
+        } finally {
+            unlockAll();
+        }
+    }
+
+    /** Removes every record and gives the segments' memory back. */
+    public void clear() {
+        lockAll();
+        try {
+            for (Segment segment : segments) {
+                segment.reset();
+            }
+        } finally {
+            unlockAll();
+        }
+    }
+
+    /** MurmurHash3's fmix64: every input bit affects every output bit. */
+    static long hash(long va) {
+        long h = va;
+        h ^= h >>> 33;
+        h *= 0xff51afd7ed558ccdL;
+        h ^= h >>> 33;
+        h *= 0xc4ceb9fe1a85ec53L;
+        h ^= h >>> 33;
+        return h;
+    }
+
+    static int segmentIndex(long hash) {
+        return (int) (hash >>> (Long.SIZE - SEGMENT_BITS));
+    }
+
+    /** The home slot: the 32 hash bits below the segment bits, as a fraction of the capacity. */
+    static int homeSlot(long hash, int capacity) {
+        long fraction = (hash << SEGMENT_BITS) >>> Integer.SIZE;
+        return (int) ((fraction * capacity) >>> Integer.SIZE);
+    }
+
+    /** Slots in all segments (tests check the memory bound with it). */
+    int capacity() {
+        lockAll();
+        try {
+            int total = 0;
+            for (Segment segment : segments) {
+                total += segment.capacity;
+            }
+            return total;
+        } finally {
+            unlockAll();
+        }
+    }
+
+    private void lockAll() {
+        for (Segment segment : segments) {
+            segment.lock();
+        }
+    }
+
+    private void unlockAll() {
+        for (int i = SEGMENT_COUNT - 1; i >= 0; i--) {
+            segments[i].unlock();
+        }
+    }
+
+    /** One open addressing table; every field is guarded by the segment's own lock. */
+    @SuppressWarnings("serial")
+    private static final class Segment extends ReentrantLock {
+        /** {@code capacity} slots of {@code [va, size, handle]}; size 0 marks an empty slot. */
+        private long[] slots;
+        private int capacity;
+        private int count;
+        /** Grow before a put would take {@code count} above this. */
+        private int maxCount;
+
+        Segment() {
+            reset();
+        }
+
+        void reset() {
+            allocate(INITIAL_CAPACITY);
+            count = 0;
+        }
+
+        void put(long va, long size, long handle, long hash) {
+            lock();
+            try {
+                if (count == maxCount) {
+                    grow();
+                }
+                int slot = freeSlotFor(va, hash);
+                store(slot, va, size, handle);
+                count++;
+            } finally {
+                unlock();
+            }
+        }
+
+        Allocation remove(long va, long hash) {
+            long size;
+            long handle;
+            lock();
+            try {
+                int slot = slotOf(va, hash);
+                if (slot < 0) {
+                    return null;
+                }
+                size = slots[slot * SLOT_LONGS + 1];
+                handle = slots[slot * SLOT_LONGS + 2];
+                shiftBackInto(slot);
+                count--;
+            } finally {
+                unlock();
+            }
+            return new Allocation(va, size, handle);
+        }
+
+        /** The first free slot of {@code va}'s probe sequence; fails if {@code va} is on it. */
+        private int freeSlotFor(long va, long hash) {
+            long[] s = slots;
+            int slot = homeSlot(hash, capacity);
+            while (s[slot * SLOT_LONGS + 1] != 0) {
+                if (s[slot * SLOT_LONGS] == va) {
+                    throw new IllegalArgumentException("va 0x" + Long.toHexString(va) + " is already present");
+                }
+                slot = next(slot);
+            }
+            return slot;
+        }
+
+        /** The slot holding {@code va}, or -1: probing stops at the first empty slot. */
+        private int slotOf(long va, long hash) {
+            long[] s = slots;
+            int slot = homeSlot(hash, capacity);
+            while (s[slot * SLOT_LONGS + 1] != 0) {
+                if (s[slot * SLOT_LONGS] == va) {
+                    return slot;
+                }
+                slot = next(slot);
+            }
+            return -1;
+        }
+
+        /**
+         * Empties {@code hole} and closes the gap: each later record of the cluster whose home
+         * is not in the cyclic interval (hole, its slot] moves into the hole, which moves on.
+         */
+        private void shiftBackInto(int hole) {
+            long[] s = slots;
+            int slot = next(hole);
+            while (s[slot * SLOT_LONGS + 1] != 0) {
+                long va = s[slot * SLOT_LONGS];
+                int home = homeSlot(hash(va), capacity);
+                if (distance(home, slot) >= distance(hole, slot)) {
+                    store(hole, va, s[slot * SLOT_LONGS + 1], s[slot * SLOT_LONGS + 2]);
+                    hole = slot;
+                }
+                slot = next(slot);
+            }
+            s[hole * SLOT_LONGS + 1] = 0;
+        }
+
+        /** Grows by half and reinserts every record (none can be present twice). */
+        private void grow() {
+            long[] old = slots;
+            int oldCapacity = capacity;
+            allocate(oldCapacity + (oldCapacity >> 1));
+            for (int i = 0; i < oldCapacity; i++) {
+                long size = old[i * SLOT_LONGS + 1];
+                if (size != 0) {
+                    long va = old[i * SLOT_LONGS];
+                    int slot = homeSlot(hash(va), capacity);
+                    while (slots[slot * SLOT_LONGS + 1] != 0) {
+                        slot = next(slot);
+                    }
+                    store(slot, va, size, old[i * SLOT_LONGS + 2]);
+                }
+            }
+        }
+
+        /** Appends this segment's records to {@code records} from index {@code filled}. */
+        int copyRecordsTo(long[] records, int filled) {
+            long[] s = slots;
+            for (int i = 0; i < capacity; i++) {
+                int at = i * SLOT_LONGS;
+                if (s[at + 1] != 0) {
+                    records[filled] = s[at];
+                    records[filled + 1] = s[at + 1];
+                    records[filled + 2] = s[at + 2];
+                    filled += SLOT_LONGS;
+                }
+            }
+            return filled;
+        }
+
+        private void allocate(int newCapacity) {
+            slots = new long[Math.multiplyExact(newCapacity, SLOT_LONGS)];
+            capacity = newCapacity;
+            maxCount = (int) ((long) newCapacity * MAX_LOAD_PERCENT / 100);
+        }
+
+        private void store(int slot, long va, long size, long handle) {
+            slots[slot * SLOT_LONGS] = va;
+            slots[slot * SLOT_LONGS + 1] = size;
+            slots[slot * SLOT_LONGS + 2] = handle;
+        }
+
+        private int next(int slot) {
+            return slot + 1 == capacity ? 0 : slot + 1;
+        }
+
+        /** Steps from {@code from} forward (cyclically) to {@code to}. */
+        private int distance(int from, int to) {
+            return to >= from ? to - from : to - from + capacity;
+        }
+    }
+
+    /** An immutable list over a private copy of the records, three longs each. */
+    private static final class Snapshot extends AbstractList<Allocation> implements RandomAccess {
+        private final long[] records;
+
+        Snapshot(long[] records) {
+            this.records = records;
+        }
+
+        @Override
+        public Allocation get(int index) {
+            Objects.checkIndex(index, size());
+            int at = index * SLOT_LONGS;
+            return new Allocation(records[at], records[at + 1], records[at + 2]);
+        }
+
+        @Override
+        public int size() {
+            return records.length / SLOT_LONGS;
+        }
+    }
+}
