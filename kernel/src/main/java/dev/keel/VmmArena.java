@@ -1,18 +1,17 @@
 package dev.keel;
 
 import dev.keel.internal.ArenaDrainEvent;
+import dev.keel.internal.AllocationTable;
 import dev.keel.internal.ArenaMallocFailedEvent;
 import dev.keel.internal.InFlightCell;
 import dev.keel.internal.InFlightCells;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CancellationException;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
+import jdk.jfr.FlightRecorder;
 
 /**
  * An allocator over one reserved range of device virtual addresses: a lock-free bump pointer
@@ -368,6 +367,9 @@ public final class VmmArena implements AutoCloseable {
 
     private void noteMallocFailure(long size, Throwable failure) {
         failedMallocs.incrementAndGet();
+        if (!FlightRecorder.isInitialized()) { // loading an event class starts JFR's machinery: ~1 s
+            return;
+        }
         ArenaMallocFailedEvent event = new ArenaMallocFailedEvent();
         if (event.shouldCommit()) {
             event.arena = Long.toHexString(base);
@@ -510,7 +512,11 @@ public final class VmmArena implements AutoCloseable {
         }
     }
 
+    /** Takes the close lock; only a close that has to wait for another can be interrupted. */
     private void lockForClose() {
+        if (closeLock.tryLock()) {
+            return;
+        }
         try {
             closeLock.lockInterruptibly();
         } catch (InterruptedException e) {
@@ -525,8 +531,7 @@ public final class VmmArena implements AutoCloseable {
 
     /** The drain proper; the caller holds {@link #closeLock}. */
     private List<Allocation> drainLocked() {
-        ArenaDrainEvent event = new ArenaDrainEvent();
-        event.begin();
+        ArenaDrainEvent event = beginDrainEvent();
         if (state == CLOSED) {
             commit(event, 0, 0, "already closed");
             return List.of();
@@ -582,8 +587,18 @@ public final class VmmArena implements AutoCloseable {
         commit(event, 0, System.nanoTime() - waitStart, "aborted: " + cause);
     }
 
+    /** A started drain event, or null when JFR is not running (see {@link #noteMallocFailure}). */
+    private static ArenaDrainEvent beginDrainEvent() {
+        if (!FlightRecorder.isInitialized()) {
+            return null;
+        }
+        ArenaDrainEvent event = new ArenaDrainEvent();
+        event.begin();
+        return event;
+    }
+
     private void commit(ArenaDrainEvent event, int records, long waited, String outcome) {
-        if (event.shouldCommit()) {
+        if (event != null && event.shouldCommit()) {
             event.arena = Long.toHexString(base);
             event.records = records;
             event.drainWait = waited;
@@ -672,33 +687,5 @@ public final class VmmArena implements AutoCloseable {
     @Override
     public String toString() {
         return "VmmArena[base=0x" + Long.toHexString(base) + ", totalBytes=" + totalBytes + ", state=" + state() + "]";
-    }
-
-    /**
-     * STAND-IN until {@code dev.keel.internal.AllocationTable} (owned by the performance helper)
-     * exists; same API. Delete this class and import the real one when it lands.
-     */
-    private static final class AllocationTable {
-        private final Map<Long, Allocation> map = new ConcurrentHashMap<>();
-
-        void put(long va, long size, long handle) {
-            map.put(va, new Allocation(va, size, handle));
-        }
-
-        Allocation remove(long va) {
-            return map.remove(va);
-        }
-
-        int size() {
-            return map.size();
-        }
-
-        List<Allocation> snapshot() {
-            return List.copyOf(new ArrayList<>(map.values()));
-        }
-
-        void clear() {
-            map.clear();
-        }
     }
 }
