@@ -7,22 +7,22 @@
 (* the action in a comment at the statement that performs it.              *)
 (*                                                                         *)
 (* The protocol.  malloc and free first count themselves in inFlight and   *)
-(* only then read the state.  close moves OPEN -> CLOSING by one CAS and   *)
-(* waits until inFlight = 0.  From that moment every operation that could  *)
-(* have seen OPEN has left, and every later one sees CLOSING and leaves    *)
-(* without touching the table or the mapped counter (ExclusiveAfterDrain). *)
-(* So the closer owns the table: it takes a snapshot, and either gives up  *)
-(* (state back to OPEN, table intact) or clears the table, resets mapped   *)
-(* and owns the drained records.  close() then deallocates each drained    *)
-(* record and only then sets CLOSED; closeAndDrain() sets CLOSED at once   *)
-(* and hands the records to its caller.                                    *)
+(* only then read the state.  A close takes the close lock, stores         *)
+(* CLOSING and waits until inFlight = 0.  From that moment every operation *)
+(* that could have seen OPEN has left, and every later one sees CLOSING    *)
+(* and leaves without touching the table or the mapped counter            *)
+(* (ExclusiveAfterDrain).  So the closer owns the table: it takes a        *)
+(* snapshot, and either gives up (state back to OPEN, table intact) or     *)
+(* clears the table, resets mapped, stores CLOSED and owns the drained     *)
+(* records.  close() deallocates each of them; closeAndDrain() hands them  *)
+(* to its caller.  Then the close releases the lock.                       *)
 (*                                                                         *)
 (* Keel's changes to the seed (ModelExpress VmmArena):                     *)
-(*  - a CLOSING phase; a second close waits while it lasts (woken when it  *)
-(*    ends, by success or abort) instead of returning at once              *)
-(*    (SecondCloseWaits, CloseTerminates);                                 *)
+(*  - closes are serialised by a lock held to the end, so a second close   *)
+(*    returns only after the first has finished, deallocations included,   *)
+(*    instead of at once (SecondCloseWaits);                               *)
 (*  - close called from inside a backend call of the arena on the same     *)
-(*    thread -- malloc's allocate, free's or close()'s deallocate -- is    *)
+(*    thread (malloc's allocate, free's or close()'s deallocate) is        *)
 (*    refused (CloseRefused) instead of waiting for itself;                *)
 (*  - malloc adds to mapped before it inserts the record, so that mapped  *)
 (*    never drops below zero (MappedNonNegative);                          *)
@@ -63,8 +63,8 @@ OpPcs == {"idle",
           "m_check", "m_bump", "m_backend", "m_giveback", "m_account",
           "m_insert", "m_exit",
           "f_check", "f_remove", "f_account", "f_release", "f_exit"}
-CloserPcs == {"begin", "waitOther", "await", "snapshot", "build",
-              "release", "finish", "done", "aborted"}
+CloserPcs == {"begin", "check", "await", "snapshot", "build", "release",
+              "unlock", "abortUnlock", "done", "aborted"}
 
 VARIABLES
     state,     \* "OPEN", "CLOSING" or "CLOSED"
@@ -73,13 +73,14 @@ VARIABLES
     table,     \* the allocation table: va -> [size, handle]
     mapped,    \* the mapped-bytes counter
     releases,  \* the backend: granted handle -> number of deallocate calls
+    closeLock, \* {} or {the closer holding the close lock}
     pc,        \* per thread: the next step it takes
     opsLeft,   \* per op thread: calls it may still make
     loc,       \* per op thread: the record it works on
     snap,      \* per closer: the snapshot it took (a copy, not ownership)
     drained    \* per closer: the records it owns after committing
 
-vars == <<state, inFlight, next, table, mapped, releases,
+vars == <<state, inFlight, next, table, mapped, releases, closeLock,
           pc, opsLeft, loc, snap, drained>>
 
 Granted == DOMAIN releases
@@ -109,6 +110,7 @@ Init ==
     /\ table = EmptyTable
     /\ mapped = 0
     /\ releases = [h \in {} |-> 0]
+    /\ closeLock = {}
     /\ pc = [t \in Threads |-> IF t \in OpThreads THEN "idle" ELSE "begin"]
     /\ opsLeft = [t \in OpThreads |-> OpsPerThread]
     /\ loc = [t \in OpThreads |-> NoLocal]
@@ -125,13 +127,13 @@ MallocEnter(t) ==
     /\ \E s \in Sizes : loc' = [loc EXCEPT ![t] = [NoLocal EXCEPT !.size = s]]
     /\ inFlight' = inFlight + 1
     /\ Goto(t, "m_check")
-    /\ UNCHANGED <<state, next, table, mapped, releases, opsLeft, snap, drained>>
+    /\ UNCHANGED <<state, closeLock, next, table, mapped, releases, opsLeft, snap, drained>>
 
 \* Not OPEN: ArenaClosedException.
 MallocCheckOpen(t) ==
     /\ pc[t] = "m_check"
     /\ Goto(t, IF state = "OPEN" THEN "m_bump" ELSE "m_exit")
-    /\ UNCHANGED <<state, inFlight, next, table, mapped, releases,
+    /\ UNCHANGED <<state, closeLock, inFlight, next, table, mapped, releases,
                    opsLeft, loc, snap, drained>>
 
 \* The whole CasBump loop: grant [next, next + size) or fail, exhausted.
@@ -143,7 +145,7 @@ MallocBump(t) ==
             /\ Goto(t, "m_backend")
        ELSE /\ Goto(t, "m_exit")
             /\ UNCHANGED <<loc, next>>
-    /\ UNCHANGED <<state, inFlight, table, mapped, releases,
+    /\ UNCHANGED <<state, closeLock, inFlight, table, mapped, releases,
                    opsLeft, snap, drained>>
 
 \* VmmBackend.allocate: a fresh handle, or an exception.
@@ -156,7 +158,7 @@ MallocBackendAlloc(t) ==
        \/ /\ BackendMayFail
           /\ Goto(t, "m_giveback")
           /\ UNCHANGED <<releases, loc>>
-    /\ UNCHANGED <<state, inFlight, next, table, mapped, opsLeft, snap, drained>>
+    /\ UNCHANGED <<state, closeLock, inFlight, next, table, mapped, opsLeft, snap, drained>>
 
 \* After a backend failure: CAS the slot back if it is still the top,
 \* else leave it leaked (CasBump: GiveBack / Leak).
@@ -164,7 +166,7 @@ MallocGiveBack(t) ==
     /\ pc[t] = "m_giveback"
     /\ next' = IF next = loc[t].va + loc[t].size THEN loc[t].va ELSE next
     /\ Goto(t, "m_exit")
-    /\ UNCHANGED <<state, inFlight, table, mapped, releases,
+    /\ UNCHANGED <<state, closeLock, inFlight, table, mapped, releases,
                    opsLeft, loc, snap, drained>>
 
 \* mapped grows before the record becomes visible in the table, so that a
@@ -175,7 +177,7 @@ MallocAccount(t) ==
     /\ pc[t] = "m_account"
     /\ mapped' = mapped + loc[t].size
     /\ Goto(t, "m_insert")
-    /\ UNCHANGED <<state, inFlight, next, table, releases,
+    /\ UNCHANGED <<state, closeLock, inFlight, next, table, releases,
                    opsLeft, loc, snap, drained>>
 
 MallocInsert(t) ==
@@ -183,7 +185,7 @@ MallocInsert(t) ==
     /\ table' = table @@ (loc[t].va :> [size |-> loc[t].size,
                                          handle |-> loc[t].handle])
     /\ Goto(t, "m_exit")
-    /\ UNCHANGED <<state, inFlight, next, mapped, releases,
+    /\ UNCHANGED <<state, closeLock, inFlight, next, mapped, releases,
                    opsLeft, loc, snap, drained>>
 
 MallocExit(t) ==
@@ -192,7 +194,7 @@ MallocExit(t) ==
     /\ opsLeft' = [opsLeft EXCEPT ![t] = @ - 1]
     /\ loc' = [loc EXCEPT ![t] = NoLocal]
     /\ Goto(t, "idle")
-    /\ UNCHANGED <<state, next, table, mapped, releases, snap, drained>>
+    /\ UNCHANGED <<state, closeLock, next, table, mapped, releases, snap, drained>>
 
 -----------------------------------------------------------------------------
 (* free(va): any address below the bump pointer, so that unknown           *)
@@ -203,13 +205,13 @@ FreeEnter(t) ==
     /\ \E v \in 0..(next - 1) : loc' = [loc EXCEPT ![t] = [NoLocal EXCEPT !.va = v]]
     /\ inFlight' = inFlight + 1
     /\ Goto(t, "f_check")
-    /\ UNCHANGED <<state, next, table, mapped, releases, opsLeft, snap, drained>>
+    /\ UNCHANGED <<state, closeLock, next, table, mapped, releases, opsLeft, snap, drained>>
 
 \* Not OPEN: a silent no-op (the closer has the record, if there is one).
 FreeCheckOpen(t) ==
     /\ pc[t] = "f_check"
     /\ Goto(t, IF state = "OPEN" THEN "f_remove" ELSE "f_exit")
-    /\ UNCHANGED <<state, inFlight, next, table, mapped, releases,
+    /\ UNCHANGED <<state, closeLock, inFlight, next, table, mapped, releases,
                    opsLeft, loc, snap, drained>>
 
 \* AllocationTable.remove: the record, or nothing for an unknown address.
@@ -223,14 +225,14 @@ FreeRemove(t) ==
             /\ Goto(t, "f_account")
        ELSE /\ Goto(t, "f_exit")
             /\ UNCHANGED <<loc, table>>
-    /\ UNCHANGED <<state, inFlight, next, mapped, releases,
+    /\ UNCHANGED <<state, closeLock, inFlight, next, mapped, releases,
                    opsLeft, snap, drained>>
 
 FreeAccount(t) ==
     /\ pc[t] = "f_account"
     /\ mapped' = mapped - loc[t].size
     /\ Goto(t, "f_release")
-    /\ UNCHANGED <<state, inFlight, next, table, releases,
+    /\ UNCHANGED <<state, closeLock, inFlight, next, table, releases,
                    opsLeft, loc, snap, drained>>
 
 \* VmmBackend.deallocate (a failure goes to the error handler; the
@@ -239,7 +241,7 @@ FreeRelease(t) ==
     /\ pc[t] = "f_release"
     /\ releases' = [releases EXCEPT ![loc[t].handle] = @ + 1]
     /\ Goto(t, "f_exit")
-    /\ UNCHANGED <<state, inFlight, next, table, mapped,
+    /\ UNCHANGED <<state, closeLock, inFlight, next, table, mapped,
                    opsLeft, loc, snap, drained>>
 
 FreeExit(t) ==
@@ -248,43 +250,49 @@ FreeExit(t) ==
     /\ opsLeft' = [opsLeft EXCEPT ![t] = @ - 1]
     /\ loc' = [loc EXCEPT ![t] = NoLocal]
     /\ Goto(t, "idle")
-    /\ UNCHANGED <<state, next, table, mapped, releases, snap, drained>>
+    /\ UNCHANGED <<state, closeLock, next, table, mapped, releases, snap, drained>>
 
 -----------------------------------------------------------------------------
-(* close() and closeAndDrain()                                             *)
+(* close() and closeAndDrain(), serialised by a close lock held from the   *)
+(* first step to the last: a second close waits for the lock, so it        *)
+(* returns only after the first has finished, deallocations included.     *)
 
-CloseBegin(c) ==
-    /\ pc[c] = "begin" /\ state = "OPEN"
-    /\ state' = "CLOSING"
-    /\ Goto(c, "await")
-    /\ UNCHANGED <<inFlight, next, table, mapped, releases,
+\* Take the close lock; blocks while another close holds it.
+CloseLock(c) ==
+    /\ pc[c] = "begin" /\ closeLock = {}
+    /\ closeLock' = {c}
+    /\ Goto(c, "check")
+    /\ UNCHANGED <<state, inFlight, next, table, mapped, releases,
                    opsLeft, loc, snap, drained>>
+
+\* An interrupt while waiting for the lock: CancellationException, nothing
+\* changed.  Only a close that has to wait can be interrupted.
+CloseLockInterrupted(c) ==
+    /\ pc[c] = "begin" /\ closeLock # {}
+    /\ Goto(c, "aborted")
+    /\ UNCHANGED <<state, inFlight, next, table, mapped, releases,
+                   closeLock, opsLeft, loc, snap, drained>>
 
 \* Idempotent close: nothing to drain.
 CloseAlreadyClosed(c) ==
-    /\ pc[c] = "begin" /\ state = "CLOSED"
-    /\ Goto(c, "done")
+    /\ pc[c] = "check" /\ state = "CLOSED"
+    /\ Goto(c, "unlock")
     /\ UNCHANGED <<state, inFlight, next, table, mapped, releases,
-                   opsLeft, loc, snap, drained>>
+                   closeLock, opsLeft, loc, snap, drained>>
 
-\* Another close is running: block until it has finished or given up.
-CloseWaitOther(c) ==
-    /\ pc[c] = "begin" /\ state = "CLOSING"
-    /\ Goto(c, "waitOther")
-    /\ UNCHANGED <<state, inFlight, next, table, mapped, releases,
-                   opsLeft, loc, snap, drained>>
-
-CloseWakeUp(c) ==
-    /\ pc[c] = "waitOther" /\ state # "CLOSING"
-    /\ Goto(c, "begin")
-    /\ UNCHANGED <<state, inFlight, next, table, mapped, releases,
-                   opsLeft, loc, snap, drained>>
+\* A plain store: only the lock holder changes the state from here on.
+CloseBegin(c) ==
+    /\ pc[c] = "check" /\ state = "OPEN"
+    /\ state' = "CLOSING"
+    /\ Goto(c, "await")
+    /\ UNCHANGED <<inFlight, next, table, mapped, releases,
+                   closeLock, opsLeft, loc, snap, drained>>
 
 CloseAwaitDrain(c) ==
     /\ pc[c] = "await" /\ inFlight = 0
     /\ Goto(c, "snapshot")
     /\ UNCHANGED <<state, inFlight, next, table, mapped, releases,
-                   opsLeft, loc, snap, drained>>
+                   closeLock, opsLeft, loc, snap, drained>>
 
 \* AllocationTable.snapshot: a copy; the table is unchanged.
 CloseSnapshot(c) ==
@@ -292,7 +300,7 @@ CloseSnapshot(c) ==
     /\ snap' = [snap EXCEPT ![c] = TableRecords]
     /\ Goto(c, "build")
     /\ UNCHANGED <<state, inFlight, next, table, mapped, releases,
-                   opsLeft, loc, drained>>
+                   closeLock, opsLeft, loc, drained>>
 
 \* An interrupt while waiting for the drain, or a failure while taking the
 \* snapshot or building the result: back to OPEN, every record intact.
@@ -300,19 +308,20 @@ CloseAbort(c) ==
     /\ pc[c] \in {"await", "build"}
     /\ state' = "OPEN"
     /\ snap' = [snap EXCEPT ![c] = {}]
-    /\ Goto(c, "aborted")
+    /\ Goto(c, "abortUnlock")
     /\ UNCHANGED <<inFlight, next, table, mapped, releases,
-                   opsLeft, loc, drained>>
+                   closeLock, opsLeft, loc, drained>>
 
-\* Clear the table and reset mapped; the closer now owns the records.
+\* Clear the table, reset mapped, store CLOSED; the closer owns the records.
 CloseCommit(c) ==
     /\ pc[c] = "build"
     /\ drained' = [drained EXCEPT ![c] = snap[c]]
     /\ snap' = [snap EXCEPT ![c] = {}]
     /\ table' = EmptyTable
     /\ mapped' = 0
-    /\ Goto(c, IF c \in CloseThreads THEN "release" ELSE "finish")
-    /\ UNCHANGED <<state, inFlight, next, releases, opsLeft, loc>>
+    /\ state' = "CLOSED"
+    /\ Goto(c, IF c \in CloseThreads THEN "release" ELSE "unlock")
+    /\ UNCHANGED <<inFlight, next, releases, closeLock, opsLeft, loc>>
 
 \* close() deallocates each drained record once, continuing past failures.
 DrainRelease(c) ==
@@ -320,16 +329,16 @@ DrainRelease(c) ==
     /\ \E r \in drained[c] :
           /\ releases' = [releases EXCEPT ![r.handle] = @ + 1]
           /\ drained' = [drained EXCEPT ![c] = @ \ {r}]
-    /\ UNCHANGED <<state, inFlight, next, table, mapped, pc,
+    /\ UNCHANGED <<state, inFlight, next, table, mapped, closeLock, pc,
                    opsLeft, loc, snap>>
 
-\* State CLOSED; closers waiting in CloseWaitOther wake up.
-CloseFinish(c) ==
+\* Release the close lock (Java: finally), waking a waiting close.
+CloseUnlock(c) ==
     /\ \/ pc[c] = "release" /\ drained[c] = {}
-       \/ pc[c] = "finish"
-    /\ state' = "CLOSED"
-    /\ Goto(c, "done")
-    /\ UNCHANGED <<inFlight, next, table, mapped, releases,
+       \/ pc[c] \in {"unlock", "abortUnlock"}
+    /\ closeLock' = {}
+    /\ Goto(c, IF pc[c] = "abortUnlock" THEN "aborted" ELSE "done")
+    /\ UNCHANGED <<state, inFlight, next, table, mapped, releases,
                    opsLeft, loc, snap, drained>>
 
 \* close() from inside a backend call of this arena on the same thread:
@@ -347,10 +356,15 @@ OpStep(t) ==
     \/ FreeEnter(t) \/ FreeCheckOpen(t) \/ FreeRemove(t)
     \/ FreeAccount(t) \/ FreeRelease(t) \/ FreeExit(t)
 
+\* The steps a close takes by itself; interrupts and failures are the
+\* environment's choice, so fairness does not force them.
+CloserProgress(c) ==
+    \/ CloseLock(c) \/ CloseAlreadyClosed(c) \/ CloseBegin(c)
+    \/ CloseAwaitDrain(c) \/ CloseSnapshot(c) \/ CloseCommit(c)
+    \/ DrainRelease(c) \/ CloseUnlock(c)
+
 CloserStep(c) ==
-    \/ CloseBegin(c) \/ CloseAlreadyClosed(c) \/ CloseWaitOther(c)
-    \/ CloseWakeUp(c) \/ CloseAwaitDrain(c) \/ CloseSnapshot(c)
-    \/ CloseAbort(c) \/ CloseCommit(c) \/ DrainRelease(c) \/ CloseFinish(c)
+    CloserProgress(c) \/ CloseLockInterrupted(c) \/ CloseAbort(c)
 
 CloseEnded(c) == pc[c] \in {"done", "aborted"}
 
@@ -367,9 +381,9 @@ Next ==
     \/ \E t \in Threads : CloseRefused(t)
     \/ Terminated
 
-\* Fairness only for closers: CloseTerminates assumes, rather than forces,
-\* that malloc and free calls return.
-Spec == Init /\ [][Next]_vars /\ \A c \in Closers : WF_vars(CloserStep(c))
+\* Fairness only for closers' own steps: CloseTerminates assumes, rather
+\* than forces, that malloc and free calls return.
+Spec == Init /\ [][Next]_vars /\ \A c \in Closers : WF_vars(CloserProgress(c))
 
 -----------------------------------------------------------------------------
 (* Invariants                                                              *)
@@ -385,6 +399,7 @@ TypeOK ==
     /\ \A h \in Granted : releases[h] \in Nat
     /\ \A t \in OpThreads : pc[t] \in OpPcs
     /\ \A c \in Closers : pc[c] \in CloserPcs
+    /\ closeLock \subseteq Closers /\ Cardinality(closeLock) <= 1
     /\ opsLeft \in [OpThreads -> 0..OpsPerThread]
     /\ loc \in [OpThreads -> [va : VAs \cup {-1}, size : Sizes \cup {0},
                               handle : Handles \cup {0}]]
@@ -408,10 +423,9 @@ NoLostAllocation ==
         releases[h] + Cardinality(InTable(h)) + Cardinality(HeldByOp(h))
             + Cardinality(InDrained(h)) = 1
 
-\* A close has committed (or the arena is closed): the table stays empty.
-Drained == \/ state = "CLOSED"
-           \/ \E c \in Closers : pc[c] \in {"release", "finish"}
-NothingAfterDrain == Drained => DOMAIN table = {}
+\* After a successful drain (CloseCommit stores CLOSED, and CLOSED is
+\* final: ClosedIsFinal) the table stays empty.
+NothingAfterDrain == state = "CLOSED" => DOMAIN table = {}
 
 \* mapped = the table's bytes, except while an operation is between its
 \* counter step and its table step.
@@ -431,17 +445,15 @@ PastCheck == {"m_bump", "m_backend", "m_giveback", "m_account", "m_insert",
               "f_remove", "f_account", "f_release"}
 ExclusiveAfterDrain ==
     (\/ state = "CLOSED"
-     \/ \E c \in Closers : pc[c] \in {"snapshot", "build", "release", "finish"})
+     \/ \E c \in Closers : pc[c] \in {"snapshot", "build"})
         => \A t \in OpThreads : pc[t] \notin PastCheck
 
-\* Exactly one closer owns a CLOSING arena, and only it leaves CLOSING; so
-\* the owner may leave it with a plain store (OPEN on abort, CLOSED at the
-\* end) rather than a CAS.
-Owners == {c \in Closers :
-              pc[c] \in {"await", "snapshot", "build", "release", "finish"}}
-ClosingHasOneOwner ==
-    /\ Cardinality(Owners) <= 1
-    /\ (state = "CLOSING") <=> (Owners # {})
+\* The arena is CLOSING exactly while the holder of the close lock is
+\* between CloseBegin and CloseCommit/CloseAbort; so plain stores of the
+\* state suffice (no other close can change it meanwhile).
+ClosingUnderLock ==
+    (state = "CLOSING")
+        <=> \E c \in closeLock : pc[c] \in {"await", "snapshot", "build"}
 
 \* Hence clearing the table after the snapshot loses nothing.
 SnapshotExact == \A c \in Closers : pc[c] = "build" => snap[c] = TableRecords
@@ -467,7 +479,8 @@ SecondCloseWaits ==
 \* CLOSED is final.
 ClosedIsFinal == [][state = "CLOSED" => state' = "CLOSED"]_vars
 
-\* Every malloc or free that has started eventually returns.
+\* Every malloc or free that has started eventually returns (an
+\* assumption about the backend, not a property of the arena).
 OpsReturn == \A t \in OpThreads : [](pc[t] # "idle" => <>(pc[t] = "idle"))
 
 \* close terminates whenever every in-flight operation does.

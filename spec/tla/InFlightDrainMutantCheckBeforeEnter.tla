@@ -16,13 +16,15 @@ MallocCheckFirst(t) ==
             /\ UNCHANGED opsLeft
        ELSE /\ opsLeft' = [opsLeft EXCEPT ![t] = @ - 1]   \* ArenaClosedException
             /\ UNCHANGED <<pc, loc>>
-    /\ UNCHANGED <<state, inFlight, next, table, mapped, releases, snap, drained>>
+    /\ UNCHANGED <<state, closeLock, inFlight, next, table, mapped, releases,
+                   snap, drained>>
 
 MallocEnterLate(t) ==
     /\ pc[t] = "m_check"
     /\ inFlight' = inFlight + 1
     /\ Goto(t, "m_bump")
-    /\ UNCHANGED <<state, next, table, mapped, releases, opsLeft, loc, snap, drained>>
+    /\ UNCHANGED <<state, closeLock, next, table, mapped, releases,
+                   opsLeft, loc, snap, drained>>
 
 MutantOpStep(t) ==
     \/ MallocCheckFirst(t) \/ MallocEnterLate(t) \/ MallocBump(t)

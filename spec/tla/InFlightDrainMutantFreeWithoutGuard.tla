@@ -11,7 +11,7 @@ FreeEnterUnguarded(t) ==
     /\ pc[t] = "idle" /\ opsLeft[t] > 0 /\ next > 0
     /\ \E v \in 0..(next - 1) : loc' = [loc EXCEPT ![t] = [NoLocal EXCEPT !.va = v]]
     /\ Goto(t, "f_check")
-    /\ UNCHANGED <<state, inFlight, next, table, mapped, releases,
+    /\ UNCHANGED <<state, closeLock, inFlight, next, table, mapped, releases,
                    opsLeft, snap, drained>>
 
 FreeExitUnguarded(t) ==
@@ -19,7 +19,8 @@ FreeExitUnguarded(t) ==
     /\ opsLeft' = [opsLeft EXCEPT ![t] = @ - 1]
     /\ loc' = [loc EXCEPT ![t] = NoLocal]
     /\ Goto(t, "idle")
-    /\ UNCHANGED <<state, inFlight, next, table, mapped, releases, snap, drained>>
+    /\ UNCHANGED <<state, closeLock, inFlight, next, table, mapped, releases,
+                   snap, drained>>
 
 MutantOpStep(t) ==
     \/ MallocEnter(t) \/ MallocCheckOpen(t) \/ MallocBump(t)

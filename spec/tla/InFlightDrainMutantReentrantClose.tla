@@ -4,15 +4,15 @@
 (* allocate or deallocate closes the arena).  Instead of CloseRefused, the *)
 (* nested close does what the seed does: CAS OPEN -> closing, then spin    *)
 (* until inFlight = 0.  The spinning thread is counted in inFlight, so the *)
-(* spin never ends; its malloc or free never resumes; later closers wait   *)
-(* for it.  Expected: TLC reports a deadlock.                              *)
+(* spin never ends and its malloc or free never resumes.  The model needs  *)
+(* no other closer to show it.  Expected: TLC reports a deadlock.          *)
 (*                                                                         *)
 (* Why a deadlock and not a liveness violation: the seed's spin           *)
 (* (while (in_flight > 0) yield();) changes no state, so in TLA+ it is a   *)
-(* wait on the guard inFlight = 0.  Once every other call has returned or  *)
-(* blocks, no step is possible and not every call has returned -- TLC's    *)
-(* definition of deadlock.  CloseTerminates would not catch it: the hung   *)
-(* operation is itself in flight, so its premise OpsReturn is false.       *)
+(* wait on the guard inFlight = 0.  Once every other call has returned, no *)
+(* step is possible and not every call has returned -- TLC's definition of *)
+(* deadlock.  CloseTerminates would not catch it: the hung operation is    *)
+(* itself in flight, so its premise OpsReturn is false.                    *)
 (*                                                                         *)
 (* The rest of the nested close (snapshot, commit, return to the backend   *)
 (* call) is not written out: its guard inFlight = 0 never holds while the  *)
@@ -28,7 +28,7 @@ SeedReentrantClose(t) ==
     /\ state = "OPEN"              \* else the seed's CAS fails and close returns
     /\ state' = "CLOSING"
     /\ nested' = [nested EXCEPT ![t] = TRUE]
-    /\ UNCHANGED <<inFlight, next, table, mapped, releases,
+    /\ UNCHANGED <<inFlight, next, table, mapped, releases, closeLock,
                    pc, opsLeft, loc, snap, drained>>
 
 MutantInit == Init /\ nested = [t \in OpThreads |-> FALSE]

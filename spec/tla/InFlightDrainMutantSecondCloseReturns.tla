@@ -1,22 +1,28 @@
 ---------------- MODULE InFlightDrainMutantSecondCloseReturns ----------------
-(* Mutant (iv): the seed's second close.  A close whose CAS from OPEN     *)
-(* fails returns at once, although the first close may still be waiting   *)
-(* for the drain or deallocating the drained records.                      *)
+(* Mutant (iv): the seed's second close.  A close that finds the arena no  *)
+(* longer OPEN returns at once instead of waiting for the close lock,      *)
+(* although the first close may still be draining or deallocating.        *)
 (* Expected: SecondCloseWaits is violated.                                 *)
 (*                                                                         *)
-(* CloseWaitOther is replaced by SeedCloseReturnsEarly.                    *)
+(* CloseLock is replaced by SeedCloseBegin.                                *)
 EXTENDS InFlightDrain
 
-SeedCloseReturnsEarly(c) ==
-    /\ pc[c] = "begin" /\ state = "CLOSING"
-    /\ Goto(c, "done")
+SeedCloseBegin(c) ==
+    /\ pc[c] = "begin"
+    /\ IF state = "OPEN"
+       THEN /\ closeLock = {}
+            /\ closeLock' = {c}
+            /\ Goto(c, "check")
+       ELSE /\ Goto(c, "done")               \* the seed's failed CAS: return
+            /\ UNCHANGED closeLock
     /\ UNCHANGED <<state, inFlight, next, table, mapped, releases,
                    opsLeft, loc, snap, drained>>
 
 MutantCloserStep(c) ==
-    \/ CloseBegin(c) \/ CloseAlreadyClosed(c) \/ SeedCloseReturnsEarly(c)
-    \/ CloseWakeUp(c) \/ CloseAwaitDrain(c) \/ CloseSnapshot(c)
-    \/ CloseAbort(c) \/ CloseCommit(c) \/ DrainRelease(c) \/ CloseFinish(c)
+    \/ SeedCloseBegin(c) \/ CloseAlreadyClosed(c) \/ CloseBegin(c)
+    \/ CloseAwaitDrain(c) \/ CloseSnapshot(c) \/ CloseCommit(c)
+    \/ DrainRelease(c) \/ CloseUnlock(c)
+    \/ CloseLockInterrupted(c) \/ CloseAbort(c)
 
 MutantNext ==
     \/ \E t \in OpThreads : OpStep(t)

@@ -1,0 +1,28 @@
+------------------ MODULE InFlightDrainMutantAbortKeepsLock ------------------
+(* Mutant (v): the abort path returns without releasing the close lock (a  *)
+(* missing finally).  A second close then waits for the lock forever;     *)
+(* only an interrupt gets it out, and fairness does not promise one.       *)
+(* Expected: CloseTerminates is violated.  (No deadlock: the waiting close *)
+(* can always be interrupted.)                                             *)
+(*                                                                         *)
+(* CloseAbort is replaced by AbortWithoutUnlock.                           *)
+EXTENDS InFlightDrain
+
+AbortWithoutUnlock(c) ==
+    /\ pc[c] \in {"await", "build"}
+    /\ state' = "OPEN"
+    /\ snap' = [snap EXCEPT ![c] = {}]
+    /\ Goto(c, "aborted")
+    /\ UNCHANGED <<inFlight, next, table, mapped, releases,
+                   closeLock, opsLeft, loc, drained>>
+
+MutantNext ==
+    \/ \E t \in OpThreads : OpStep(t)
+    \/ \E c \in Closers : CloserProgress(c) \/ CloseLockInterrupted(c)
+                          \/ AbortWithoutUnlock(c)
+    \/ \E t \in Threads : CloseRefused(t)
+    \/ Terminated
+
+MutantSpec ==
+    Init /\ [][MutantNext]_vars /\ \A c \in Closers : WF_vars(CloserProgress(c))
+=============================================================================
