@@ -57,7 +57,7 @@ public final class CudaBackend extends AbstractVmmBackend {
     private final CudaDriver driver;
     private final int device;
     private final MemorySegment context;
-    private final Arena descriptors = Arena.ofShared();
+    private final Arena descriptors;
     private final MemorySegment allocationProp;
     private final MemorySegment accessDesc;
     private final long granularity;
@@ -73,6 +73,7 @@ public final class CudaBackend extends AbstractVmmBackend {
      */
     public CudaBackend(String library, int deviceOrdinal, Granularity granularity) {
         driver = CudaDriver.load(library);
+        descriptors = Arena.ofShared();
         int deviceFound = -1;
         MemorySegment contextRetained = null;
         try {

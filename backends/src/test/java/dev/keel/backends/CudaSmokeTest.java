@@ -41,7 +41,7 @@ class CudaSmokeTest {
             }
             CudaBackend.MemoryInfo after = backend.memoryInfo();
             System.out.printf("cuda smoke (%s): free before %d, while allocated %d less, after %d%n",
-                    gpu ? "GPU" : "fake driver", before.freeBytes(), used, after.freeBytes());
+                    gpu ? CudaBackend.defaultLibrary() : "fake driver", before.freeBytes(), used, after.freeBytes());
             assertTrue(used >= 2 * g, "allocating 2 granules took only " + used + " bytes of device memory");
             assertTrue(after.freeBytes() >= before.freeBytes() - g / 2,
                     "free memory did not return: before " + before + ", after " + after);

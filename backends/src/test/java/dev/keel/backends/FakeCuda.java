@@ -23,7 +23,8 @@ import java.util.stream.Stream;
 
 /**
  * The fake CUDA driver (src/test/c/fakecuda.c), compiled on first use with gcc against the
- * real cuda.h into target/fakecuda/, and its test controls bound through FFM.
+ * real cuda.h into target/fakecuda/ (another compiler: {@code -Dkeel.fakecuda.cc=clang}), and
+ * its test controls bound through FFM.
  *
  * <p>Where gcc or cuda.h is missing, {@link #get()} aborts the calling test with a JUnit
  * assumption whose message says which and how to provide it, so the test shows as skipped
@@ -33,6 +34,7 @@ final class FakeCuda {
     private static final Linker LINKER = Linker.nativeLinker();
     private static FakeCuda instance;
     private static String unavailable;
+    private static boolean reported;
 
     final Path library;
     private final SymbolLookup symbols;
@@ -69,6 +71,10 @@ final class FakeCuda {
                 throw new IllegalStateException("interrupted while building the fake CUDA driver", e);
             }
         }
+        if (instance == null && !reported) {
+            reported = true;
+            System.err.println("[keel backends] " + unavailable); // surefire's summary shows only a count
+        }
         assumeTrue(instance != null, () -> unavailable);
         instance.reset();
         return instance;
@@ -84,8 +90,10 @@ final class FakeCuda {
                     + " toolkit headers under /usr/local/cuda*/include): fake CUDA driver tests skipped";
             return null;
         }
-        if (!commandExists("gcc")) {
-            unavailable = "gcc not found on PATH: the fake CUDA driver cannot be built, fake CUDA driver tests skipped";
+        String compiler = System.getProperty("keel.fakecuda.cc", "gcc");
+        if (!commandExists(compiler)) {
+            unavailable = compiler + " not found on PATH (choose another C compiler with -Dkeel.fakecuda.cc=...):"
+                    + " the fake CUDA driver cannot be built, fake CUDA driver tests skipped";
             return null;
         }
         Path library = outputDir.resolve("libfakecuda.so");
@@ -94,12 +102,12 @@ final class FakeCuda {
         }
         Files.createDirectories(outputDir);
         Path log = outputDir.resolve("gcc.log");
-        Process gcc = new ProcessBuilder("gcc", "-std=c11", "-O1", "-Wall", "-Wextra", "-Werror", "-shared", "-fPIC",
+        Process gcc = new ProcessBuilder(compiler, "-std=c11", "-O1", "-Wall", "-Wextra", "-Werror", "-shared", "-fPIC",
                 "-I" + include.get(), "-o", library.toString(), source.toString())
                 .redirectErrorStream(true).redirectOutput(log.toFile()).start();
         if (!gcc.waitFor(60, TimeUnit.SECONDS) || gcc.exitValue() != 0) {
             gcc.destroyForcibly();
-            throw new IllegalStateException("gcc failed to build the fake CUDA driver:\n"
+            throw new IllegalStateException(compiler + " failed to build the fake CUDA driver:\n"
                     + Files.readString(log, StandardCharsets.UTF_8));
         }
         return library.toAbsolutePath();

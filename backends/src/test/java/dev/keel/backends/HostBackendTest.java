@@ -17,7 +17,7 @@ class HostBackendTest {
     @Test
     void residentSetRisesOnTouchAndFallsOnDeallocate() {
         try (HostBackend backend = new HostBackend()) {
-            long size = 256 * MIB;
+            long size = 128 * MIB;
             long base = backend.reserve(1024 * MIB);
             long handle = backend.allocate(base, size);
             long mapped = NativeMemory.residentAnonymousBytes();
@@ -27,9 +27,9 @@ class HostBackendTest {
             backend.deallocate(base, size, handle);
             long freed = NativeMemory.residentAnonymousBytes();
 
-            System.out.printf("host RSS (RssAnon): after allocate %d MiB, after touching 256 MiB %d MiB,"
+            System.out.printf("host RSS (RssAnon): after allocate %d MiB, after touching 128 MiB %d MiB,"
                     + " after deallocate %d MiB%n", mapped / MIB, touched / MIB, freed / MIB);
-            assertTrue(touched - mapped >= size - 16 * MIB, "touching 256 MiB raised RssAnon by only "
+            assertTrue(touched - mapped >= size - 16 * MIB, "touching 128 MiB raised RssAnon by only "
                     + (touched - mapped) / MIB + " MiB");
             assertTrue(touched - freed >= size - 16 * MIB, "deallocate lowered RssAnon by only "
                     + (touched - freed) / MIB + " MiB");
