@@ -118,7 +118,7 @@ class SimulatedDeviceTest {
             lock.unlock();
             try {
                 // Like a finalizer thread: frees through the device while this allocate is inside CREATE.
-                Thread freer = Thread.ofPlatform().start(() -> holder[0].deallocate(base[0], G, victim.get()));
+                Thread freer = Thread.ofPlatform().daemon().start(() -> holder[0].deallocate(base[0], G, victim.get()));
                 freer.join(Duration.ofSeconds(5));
                 assertTrue(!freer.isAlive(), "the freeing thread is blocked: the device holds its lock across CREATE");
             } catch (InterruptedException e) {
