@@ -1,0 +1,201 @@
+package dev.keel;
+
+import jdk.jfr.Recording;
+import jdk.jfr.consumer.RecordedEvent;
+import jdk.jfr.consumer.RecordingFile;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+class DeviceBufferTest {
+    private static final long G = 4096;
+
+    @Test
+    void ownsOneArenaAllocationAndFreesItOnceOnClose() {
+        RecordingBackend backend = new RecordingBackend(G);
+        try (VmmArena arena = VmmArena.open(backend, 64 * G)) {
+            DeviceBuffer buffer = DeviceBuffer.allocate(arena, 100);
+            assertEquals(arena.base(), buffer.va());
+            assertEquals(100, buffer.size());
+            assertEquals(1, arena.liveCount());
+            buffer.close();
+            buffer.close();
+            assertEquals(0, arena.liveCount());
+            assertEquals(1, backend.deallocations.get(), "freed exactly once");
+            assertEquals(0, backend.live.size());
+        }
+    }
+
+    @Test
+    void rejectsBadInputWithoutAllocating() {
+        RecordingBackend backend = new RecordingBackend(G);
+        VmmArena arena = VmmArena.open(backend, 4 * G);
+        assertThrows(NullPointerException.class, () -> DeviceBuffer.allocate(null, 1));
+        assertThrows(IllegalArgumentException.class, () -> DeviceBuffer.allocate(arena, 0));
+        assertThrows(IllegalArgumentException.class, () -> DeviceBuffer.allocate(arena, -1));
+        assertThrows(ArenaExhaustedException.class, () -> DeviceBuffer.allocate(arena, 5 * G));
+        arena.close();
+        assertThrows(ArenaClosedException.class, () -> DeviceBuffer.allocate(arena, 1));
+        assertEquals(0, backend.allocations.get());
+    }
+
+    @Test
+    void closeAfterTheArenaClosedIsHarmless() {
+        RecordingBackend backend = new RecordingBackend(G);
+        VmmArena arena = VmmArena.open(backend, 4 * G);
+        DeviceBuffer buffer = DeviceBuffer.allocate(arena, G);
+        arena.close(); // deallocates the record itself
+        buffer.close();
+        assertEquals(1, backend.deallocations.get());
+    }
+
+    @Test
+    void anUnreachableBufferIsFreedByTheCleaner() throws Exception {
+        RecordingBackend backend = new RecordingBackend(G);
+        try (VmmArena arena = VmmArena.open(backend, 64 * G)) {
+            allocateAndDrop(arena, 3);
+            assertEquals(3, backend.live.size());
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+            while (!backend.live.isEmpty()) {
+                if (System.nanoTime() - deadline > 0) {
+                    fail("the cleaner did not free the unreachable buffers: " + backend.live.size() + " left");
+                }
+                System.gc();
+                Thread.sleep(10);
+            }
+            assertEquals(0, arena.liveCount());
+            assertEquals(3, backend.deallocations.get());
+        }
+    }
+
+    @Test
+    void garbageIsReclaimedThroughGcReclaimerWhenTheDeviceIsFull(@TempDir Path dir) throws Exception {
+        HostLock host = HostLock.newLock();
+        GcReclaimer reclaimer = new GcReclaimer(host, Duration.ofSeconds(10));
+        // The default policy retries once: the reclaimer must wait for the cleaner, not just call System.gc().
+        DeviceAllocator device = DeviceAllocator.builder(4 * G).name("gc-dev").pressureCallback(reclaimer).build();
+        Path file = dir.resolve("reclaim.jfr");
+        try (VmmArena arena = VmmArena.open(new AllocatorBackend(device, G), 64 * G);
+             Recording recording = new Recording()) {
+            recording.enable("dev.keel.Reclaim");
+            recording.start();
+            allocateAndDrop(arena, 4);
+            assertEquals(0, device.freeBytes(), "the device is full of garbage");
+            host.lock(); // allocate as a host thread would, holding the host lock
+            DeviceBuffer fresh;
+            try {
+                fresh = DeviceBuffer.allocate(arena, 2 * G);
+            } finally {
+                host.unlock();
+            }
+            assertTrue(reclaimer.collections() >= 1);
+            fresh.close();
+            recording.stop();
+            recording.dump(file);
+        }
+        long reclaimed = 0;
+        for (RecordedEvent e : RecordingFile.readAllEvents(file)) {
+            if (e.getEventType().getName().equals("dev.keel.Reclaim")) {
+                reclaimed += e.getLong("reclaimedBytes");
+            }
+        }
+        assertTrue(reclaimed >= 2 * G, "the reclaim events report the freed garbage: " + reclaimed);
+    }
+
+    /** Allocates {@code n} one-granule buffers and drops them: they are unreachable once this returns. */
+    private static void allocateAndDrop(VmmArena arena, int n) {
+        for (int i = 0; i < n; i++) {
+            DeviceBuffer.allocate(arena, G);
+        }
+    }
+
+    /** A backend that maps nothing and records every call. */
+    static final class RecordingBackend implements VmmBackend {
+        final long granularity;
+        final Map<Long, Long> live = new ConcurrentHashMap<>();
+        final AtomicInteger allocations = new AtomicInteger();
+        final AtomicInteger deallocations = new AtomicInteger();
+        private final AtomicLong nextHandle = new AtomicLong(1);
+
+        RecordingBackend(long granularity) {
+            this.granularity = granularity;
+        }
+
+        @Override
+        public long granularity() {
+            return granularity;
+        }
+
+        @Override
+        public long reserve(long bytes) {
+            return 1L << 40;
+        }
+
+        @Override
+        public long allocate(long va, long size) {
+            allocations.incrementAndGet();
+            long handle = nextHandle.getAndIncrement();
+            live.put(handle, va);
+            return handle;
+        }
+
+        @Override
+        public void deallocate(long va, long size, long handle) {
+            deallocations.incrementAndGet();
+            if (live.remove(handle) == null) {
+                throw new AssertionError("handle " + handle + " released twice");
+            }
+        }
+
+        @Override
+        public void releaseReserve(long base, long bytes) {
+        }
+    }
+
+    /** A simulated device: physical memory from a DeviceAllocator, virtual addresses from nowhere. */
+    static final class AllocatorBackend implements VmmBackend {
+        private final DeviceAllocator device;
+        private final long granularity;
+
+        AllocatorBackend(DeviceAllocator device, long granularity) {
+            this.device = device;
+            this.granularity = granularity;
+        }
+
+        @Override
+        public long granularity() {
+            return granularity;
+        }
+
+        @Override
+        public long reserve(long bytes) {
+            return 1L << 40;
+        }
+
+        @Override
+        public long allocate(long va, long size) {
+            return device.allocate(size);
+        }
+
+        @Override
+        public void deallocate(long va, long size, long handle) {
+            device.free(handle);
+        }
+
+        @Override
+        public void releaseReserve(long base, long bytes) {
+        }
+    }
+}
