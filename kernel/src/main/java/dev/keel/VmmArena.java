@@ -31,9 +31,9 @@ import jdk.jfr.FlightRecorder;
  * {@link #leakedBytes()}. Since the base is aligned to the granularity and every offset is a
  * multiple of it, every address is aligned to any power of two up to the granularity.
  *
- * <p><b>Table and counters.</b> A successful malloc puts {@code va -> (size, handle)} in the
- * table and adds the size to the mapped counter; a free removes the record, subtracts its size
- * and unmaps it. A free of an unknown address does nothing, so a double free is harmless.
+ * <p><b>Table and counters.</b> A successful malloc adds the size to the mapped counter and puts
+ * {@code va -> (size, handle)} in the table; a free removes the record, subtracts its size and
+ * unmaps it. A free of an unknown address does nothing, so a double free is harmless.
  *
  * <p><b>In-flight drain.</b> Every malloc and free counts itself <em>in flight</em> before it
  * checks that the state is {@code OPEN}, and uncounts itself when it is done. {@code closeAndDrain}
@@ -48,17 +48,26 @@ import jdk.jfr.FlightRecorder;
  *
  * <h2>Invariants (names from {@code spec/tla/CasBump.tla} and {@code InFlightDrain.tla})</h2>
  * <ul>
- * <li>{@code Disjoint}, {@code Aligned}, {@code InRange}: granted ranges never overlap, start at a
- *     multiple of the granularity and lie in {@code [0, totalBytes)}; this holds with give-back,
- *     because a slice goes back only while nothing was granted above it.
- * <li>{@code BumpBounded}: {@code next} never exceeds {@code totalBytes}; a request that does not
- *     fit throws {@link ArenaExhaustedException} without moving it.
- * <li>{@code NoLostAllocation}: every handle the backend granted is, at every moment, in the
- *     table, held by an operation in flight, or in exactly one drained list; {@code ReleasedOnce}:
- *     each is deallocated at most once.
- * <li>{@code NothingAfterDrain}: once a drain has committed, nothing enters the table.
- * <li>{@code MappedMatchesTable}: the mapped counter equals the sum of the table's sizes whenever
- *     no operation is between its table step and its counter step; {@code MappedNonNegative}.
+ * <li>{@code RangesDisjoint}, {@code RangesAligned}, {@code RangesInside},
+ *     {@code RangesBelowNext}: granted ranges never overlap, start and end on multiples of the
+ *     granularity, and lie below {@code next} inside {@code [0, totalBytes)}; this holds with
+ *     give-back, because a slice goes back only while nothing was granted above it.
+ * <li>{@code NextBounded}, {@code BumpMonotone}, {@code FailureLeavesNext},
+ *     {@code ExhaustedOnlyWhenFull}, {@code RoundUpExact}: {@code next} never exceeds
+ *     {@code totalBytes} and only moves back by a give-back; a request that does not fit throws
+ *     {@link ArenaExhaustedException} without moving it, and a size whose round-up overflows
+ *     throws {@link IllegalArgumentException} before it is used.
+ * <li>{@code NoLostAllocation}: every handle the backend granted is in the table, held by one
+ *     operation in flight, or in one drained list, or has been deallocated exactly once.
+ * <li>{@code NothingAfterDrain}, {@code ClosedIsFinal}, {@code ExclusiveAfterDrain},
+ *     {@code SnapshotExact}: once a closer has seen the drain complete, no malloc or free is past
+ *     its state check, so the snapshot is the table, and after the commit nothing enters it.
+ * <li>{@code MappedMatchesTable}, {@code MappedCoversTable}, {@code MappedNonNegative}: the mapped
+ *     counter equals the table's bytes except while an operation is between its counter step and
+ *     its table step, when it is ahead; it is never negative.
+ * <li>{@code ClosingUnderLock}, {@code SecondCloseWaits}: the state is {@code CLOSING} only while
+ *     the close-lock holder drains, so plain volatile stores of the state suffice; a close returns
+ *     only once the arena is closed and every record close() drained is deallocated.
  * </ul>
  *
  * <h2>Why each ordering is needed</h2>
@@ -70,18 +79,23 @@ import jdk.jfr.FlightRecorder;
  *     {@code CLOSING} and touches nothing, or the closer sees the increment and waits for it. With
  *     a release store or an acquire load on either side, each side could read the value from
  *     before the other's store (store-to-load reordering), and a malloc could insert a record after
- *     the snapshot: the spec's mutant (i) shows exactly that lost record.
+ *     the snapshot: the spec's mutant {@code CheckBeforeEnter} shows exactly that lost record.
  * <li><b>Free takes the guard too.</b> Without it a free could remove a record before the
- *     snapshot and subtract its size after the mapped counter was zeroed (mutant (ii): mapped goes
- *     negative). Its backend release stays inside the guard so that {@link #close()} never releases
- *     the reserve while a free is still unmapping part of it.
+ *     snapshot and subtract its size after the mapped counter was zeroed (mutant
+ *     {@code FreeWithoutGuard}: mapped goes negative). Its backend release stays inside the guard
+ *     so that {@link #close()} never releases the reserve while a free is still unmapping part of it.
+ * <li><b>Malloc accounts before it inserts.</b> Once the record is in the table a concurrent
+ *     free of that address (a stray or guessed one) may remove it and subtract its size; adding
+ *     first keeps the counter from dipping below zero in that race (the seed inserts first).
  * <li><b>Exit before the wake-up check.</b> The closer publishes itself as the drain waiter before
  *     storing {@code CLOSING}; an operation that stores its decrement then loads a state other
  *     than {@code OPEN} unparks the waiter. The same Dekker argument shows that either the closer's
  *     next load sees the decrement or the operation sees {@code CLOSING} and unparks it, so the
  *     closer may park without a lost wake-up.
  * <li><b>Give-back only from the top.</b> Moving {@code next} back below a later grant would hand
- *     the same bytes out twice; the compare-and-set makes "still the top" and "move back" one step.
+ *     the same bytes out twice (mutant {@code BlindGiveBack}); the compare-and-set makes "still the
+ *     top" and "move back" one step. Likewise the bump itself must be one compare-and-exchange,
+ *     not a load then a store (mutant {@code LoadStore}: overlapping ranges).
  * <li><b>Commit while {@code CLOSING}.</b> After the drain no operation is past its state check, so
  *     clearing the table and zeroing the mapped counter cannot interleave with any malloc or free;
  *     the store of {@code CLOSED} that follows makes the three one atomic step ({@code CloseCommit}).
@@ -313,8 +327,8 @@ public final class VmmArena implements AutoCloseable {
             long offset = bump(size, aligned);                 // InFlightDrain: MallocBump
             long va = base + offset;
             long handle = allocateBacking(va, offset, aligned); // InFlightDrain: MallocBackendAlloc
-            insert(va, offset, aligned, handle);               // InFlightDrain: MallocInsert
             cell.addMapped(aligned);                           // InFlightDrain: MallocAccount
+            insert(cell, va, offset, aligned, handle);         // InFlightDrain: MallocInsert
             return va;
         } finally {
             exit(cell);                                        // InFlightDrain: MallocExit
@@ -340,7 +354,7 @@ public final class VmmArena implements AutoCloseable {
         try {
             return backend.allocate(va, aligned);              // CasBump: BackendOk, BackendFail
         } catch (Throwable failure) {
-            giveBackOrLeak(offset, aligned);
+            giveBackOrLeak(offset, aligned);                   // InFlightDrain: MallocGiveBack
             throw failure;
         }
     }
@@ -351,11 +365,16 @@ public final class VmmArena implements AutoCloseable {
         }
     }
 
-    /** Puts the record in the table; if that fails (out of memory), undoes the mapping and the bump. */
-    private void insert(long va, long offset, long aligned, long handle) {
+    /**
+     * Puts the record in the table. If that fails (out of memory while the table grows), undoes
+     * the accounting, the mapping and the bump, none of which anyone else has seen yet: this path
+     * is not in the spec, where the table never fails.
+     */
+    private void insert(InFlightCell cell, long va, long offset, long aligned, long handle) {
         try {
             table.put(va, aligned, handle);
         } catch (Throwable failure) {
+            cell.addMapped(-aligned);
             RuntimeException releaseFailure = release(va, aligned, handle);
             if (releaseFailure != null) {
                 failure.addSuppressed(releaseFailure);
@@ -446,11 +465,11 @@ public final class VmmArena implements AutoCloseable {
      */
     public List<Allocation> closeAndDrain() {
         refuseReentrantClose();                                // InFlightDrain: CloseRefused
-        lockForClose();                                        // InFlightDrain: CloseWaitOther
+        lockForClose();                                        // InFlightDrain: CloseLock
         try {
             return drainLocked();
         } finally {
-            closeLock.unlock();
+            closeLock.unlock();                                // InFlightDrain: CloseUnlock
         }
     }
 
@@ -466,7 +485,7 @@ public final class VmmArena implements AutoCloseable {
     @Override
     public void close() {
         refuseReentrantClose();                                // InFlightDrain: CloseRefused
-        lockForClose();                                        // InFlightDrain: CloseWaitOther
+        lockForClose();                                        // InFlightDrain: CloseLock
         try {
             RuntimeException first = null;
             for (Allocation record : drainLocked()) {
@@ -477,7 +496,7 @@ public final class VmmArena implements AutoCloseable {
                 throw first;
             }
         } finally {
-            closeLock.unlock();
+            closeLock.unlock();                                // InFlightDrain: CloseUnlock
         }
     }
 
@@ -520,7 +539,7 @@ public final class VmmArena implements AutoCloseable {
         try {
             closeLock.lockInterruptibly();
         } catch (InterruptedException e) {
-            throw interrupted("while waiting for another close of " + this);
+            throw interrupted("while waiting for another close of " + this); // InFlightDrain: CloseLockInterrupted
         }
     }
 
@@ -532,7 +551,7 @@ public final class VmmArena implements AutoCloseable {
     /** The drain proper; the caller holds {@link #closeLock}. */
     private List<Allocation> drainLocked() {
         ArenaDrainEvent event = beginDrainEvent();
-        if (state == CLOSED) {
+        if (state == CLOSED) {                                 // InFlightDrain: CloseAlreadyClosed
             commit(event, 0, 0, "already closed");
             return List.of();
         }

@@ -13,8 +13,10 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /** The process-global active arena of the allocator shims. */
+@Timeout(30) // a broken close hangs: the timeout interrupts it, so the test fails instead
 class ActiveArenaTest {
 
     final RecordingBackend backend = new RecordingBackend(G, BASE);

@@ -11,11 +11,13 @@ import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CountDownLatch;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * Close racing with operations in flight and with other closes: each test parks a backend call on
  * a latch, so the interleaving it checks is forced, not hoped for.
  */
+@Timeout(30) // a broken close hangs: the timeout interrupts it, so the test fails instead
 class VmmArenaCloseTest {
 
     final RecordingBackend backend = new RecordingBackend(G, BASE);

@@ -16,6 +16,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * Many threads malloc and free (their own and each other's addresses, some twice) while the
@@ -33,6 +34,7 @@ class VmmArenaStressTest {
     static final int WORKERS = 6;
 
     @Test
+    @Timeout(60)
     void mallocAndFreeRacingWithCloseLoseNothingAndReleaseNothingTwice() throws Exception {
         long start = System.nanoTime();
         for (int round = 0; round < MAX_ROUNDS; round++) {

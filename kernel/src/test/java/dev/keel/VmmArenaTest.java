@@ -11,10 +11,12 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /** Single-threaded behaviour of {@link VmmArena}: construction, malloc, free, close, queries. */
+@Timeout(30) // a broken close hangs: the timeout interrupts it, so the test fails instead
 class VmmArenaTest {
 
     static final long G = 4096;
