@@ -52,7 +52,10 @@ import java.util.concurrent.locks.ReentrantLock;
  * collection) ends the wait; the interrupt flag is set again, the host lock is released or taken
  * back as on a normal return, the collection is marked finished, and the allocator lock is held
  * on return. The host and allocator locks are taken uninterruptibly, so the protocol always
- * completes.
+ * completes. The spec has no interrupts: an interrupted collector is its {@code Deadline} case
+ * ({@code AwaitFinalizers} ending early); an interrupted waiter takes {@code AwaitCollection}
+ * before {@code ReclaimFinish}, which only shortens a wait — it holds no lock while waiting,
+ * so no waits-for cycle can come of it.
  *
  * <p>A collection that finds nothing, a JVM with {@code -XX:+DisableExplicitGC}, or cleaners that
  * do not finish before the deadline all just end the wait; the allocator's retry then decides.
@@ -96,7 +99,7 @@ public final class GcReclaimer implements MemoryPressureCallback {
     /** For tests: a different collection step (it must not take the allocator lock). */
     GcReclaimer(HostLock hostLock, Duration cleanerDeadline, ReclaimTracker tracker, Runnable collector) {
         this.hostLock = Objects.requireNonNull(hostLock, "hostLock");
-        if (cleanerDeadline.isNegative()) {
+        if (Objects.requireNonNull(cleanerDeadline, "cleanerDeadline").isNegative()) {
             throw new IllegalArgumentException("cleanerDeadline must not be negative: " + cleanerDeadline);
         }
         this.cleanerDeadlineNanos = saturatedNanos(cleanerDeadline);
@@ -188,7 +191,7 @@ public final class GcReclaimer implements MemoryPressureCallback {
                 hostLock.lock(); // LockOrdering: HostAcquire (the collector)
             }
             try {
-                collector.run(); // LockOrdering: Collect
+                collector.run(); // LockOrdering: Collect (with the next line: gc, then what it left pending)
                 garbage = tracker.garbage();
                 outcome = awaitCleaners(garbage) ? "complete" : "deadline";
             } finally {
