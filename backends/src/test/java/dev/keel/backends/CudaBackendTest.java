@@ -5,8 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemoryLayout.PathElement;
+import java.lang.foreign.MemorySegment;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
@@ -223,5 +225,33 @@ class CudaBackendTest {
             assertEquals(0, fake.liveMappings());
         }
         assertEquals(0, fake.violations(), fake::lastViolation);
+    }
+
+    @Test
+    void theFakeCountsEveryInvalidArgument() throws Exception {
+        FakeCuda fake = FakeCuda.get();
+        try (CudaDriver driver = CudaDriver.load(fake.library.toString()); Arena arena = Arena.ofConfined()) {
+            driver.init();
+            int device = driver.deviceGet(0);
+            MemorySegment context = driver.primaryCtxRetain(device);
+            driver.ctxSetCurrent(context);
+            MemorySegment zeroedProp = arena.allocate(CudaDriver.ALLOCATION_PROP);
+            CudaException badProp = assertThrows(CudaException.class, () -> driver.memCreate(2 * MIB, zeroedProp));
+            assertEquals("CUDA_ERROR_INVALID_VALUE", driver.errorName(badProp.result()));
+            assertEquals("cuMemCreate: prop->type is not CU_MEM_ALLOCATION_TYPE_PINNED", fake.lastViolation());
+
+            AtomicLong result = new AtomicLong();
+            Thread noContext = Thread.ofPlatform().start(() -> {
+                try {
+                    driver.addressReserve(2 * MIB, 0);
+                } catch (CudaException e) {
+                    result.set(e.result());
+                }
+            });
+            noContext.join();
+            assertEquals("CUDA_ERROR_INVALID_CONTEXT", driver.errorName((int) result.get()));
+            assertEquals(2, fake.violations());
+            driver.primaryCtxRelease(device);
+        }
     }
 }
