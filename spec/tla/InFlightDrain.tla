@@ -37,8 +37,8 @@ EXTENDS Integers, FiniteSets, TLC
 
 CONSTANTS
     OpThreads,      \* threads calling malloc and free
-    CloseThreads,   \* threads calling close(): drain, then deallocate each record
-    DrainThreads,   \* threads calling closeAndDrain(): the caller keeps the records
+    CloseThreads,   \* threads calling close(): drain, deallocate each record
+    DrainThreads,   \* threads calling closeAndDrain(): the caller keeps them
     Sizes,          \* request sizes, already rounded to the granularity
     Total,          \* bytes in the reserved range
     OpsPerThread,   \* malloc or free calls per op thread
@@ -127,7 +127,8 @@ MallocEnter(t) ==
     /\ \E s \in Sizes : loc' = [loc EXCEPT ![t] = [NoLocal EXCEPT !.size = s]]
     /\ inFlight' = inFlight + 1
     /\ Goto(t, "m_check")
-    /\ UNCHANGED <<state, closeLock, next, table, mapped, releases, opsLeft, snap, drained>>
+    /\ UNCHANGED <<state, closeLock, next, table, mapped, releases, opsLeft,
+                   snap, drained>>
 
 \* Not OPEN: ArenaClosedException.
 MallocCheckOpen(t) ==
@@ -158,7 +159,8 @@ MallocBackendAlloc(t) ==
        \/ /\ BackendMayFail
           /\ Goto(t, "m_giveback")
           /\ UNCHANGED <<releases, loc>>
-    /\ UNCHANGED <<state, closeLock, inFlight, next, table, mapped, opsLeft, snap, drained>>
+    /\ UNCHANGED <<state, closeLock, inFlight, next, table, mapped, opsLeft,
+                   snap, drained>>
 
 \* After a backend failure: CAS the slot back if it is still the top,
 \* else leave it leaked (CasBump: GiveBack / Leak).
@@ -194,7 +196,8 @@ MallocExit(t) ==
     /\ opsLeft' = [opsLeft EXCEPT ![t] = @ - 1]
     /\ loc' = [loc EXCEPT ![t] = NoLocal]
     /\ Goto(t, "idle")
-    /\ UNCHANGED <<state, closeLock, next, table, mapped, releases, snap, drained>>
+    /\ UNCHANGED <<state, closeLock, next, table, mapped, releases, snap,
+                   drained>>
 
 -----------------------------------------------------------------------------
 (* free(va): any address below the bump pointer, so that unknown           *)
@@ -202,10 +205,12 @@ MallocExit(t) ==
 
 FreeEnter(t) ==
     /\ pc[t] = "idle" /\ opsLeft[t] > 0 /\ next > 0
-    /\ \E v \in 0..(next - 1) : loc' = [loc EXCEPT ![t] = [NoLocal EXCEPT !.va = v]]
+    /\ \E v \in 0..(next - 1) :
+          loc' = [loc EXCEPT ![t] = [NoLocal EXCEPT !.va = v]]
     /\ inFlight' = inFlight + 1
     /\ Goto(t, "f_check")
-    /\ UNCHANGED <<state, closeLock, next, table, mapped, releases, opsLeft, snap, drained>>
+    /\ UNCHANGED <<state, closeLock, next, table, mapped, releases, opsLeft,
+                   snap, drained>>
 
 \* Not OPEN: a silent no-op (the closer has the record, if there is one).
 FreeCheckOpen(t) ==
@@ -250,7 +255,8 @@ FreeExit(t) ==
     /\ opsLeft' = [opsLeft EXCEPT ![t] = @ - 1]
     /\ loc' = [loc EXCEPT ![t] = NoLocal]
     /\ Goto(t, "idle")
-    /\ UNCHANGED <<state, closeLock, next, table, mapped, releases, snap, drained>>
+    /\ UNCHANGED <<state, closeLock, next, table, mapped, releases, snap,
+                   drained>>
 
 -----------------------------------------------------------------------------
 (* close() and closeAndDrain(), serialised by a close lock held from the   *)

@@ -11,10 +11,12 @@ EXTENDS InFlightDrain
 MallocCheckFirst(t) ==
     /\ pc[t] = "idle" /\ opsLeft[t] > 0
     /\ IF state = "OPEN"
-       THEN /\ \E s \in Sizes : loc' = [loc EXCEPT ![t] = [NoLocal EXCEPT !.size = s]]
+       THEN /\ \E s \in Sizes :
+                  loc' = [loc EXCEPT ![t] = [NoLocal EXCEPT !.size = s]]
             /\ Goto(t, "m_check")
             /\ UNCHANGED opsLeft
-       ELSE /\ opsLeft' = [opsLeft EXCEPT ![t] = @ - 1]   \* ArenaClosedException
+       ELSE \* ArenaClosedException, without touching inFlight
+            /\ opsLeft' = [opsLeft EXCEPT ![t] = @ - 1]
             /\ UNCHANGED <<pc, loc>>
     /\ UNCHANGED <<state, closeLock, inFlight, next, table, mapped, releases,
                    snap, drained>>

@@ -9,7 +9,8 @@ EXTENDS InFlightDrain
 
 FreeEnterUnguarded(t) ==
     /\ pc[t] = "idle" /\ opsLeft[t] > 0 /\ next > 0
-    /\ \E v \in 0..(next - 1) : loc' = [loc EXCEPT ![t] = [NoLocal EXCEPT !.va = v]]
+    /\ \E v \in 0..(next - 1) :
+          loc' = [loc EXCEPT ![t] = [NoLocal EXCEPT !.va = v]]
     /\ Goto(t, "f_check")
     /\ UNCHANGED <<state, closeLock, inFlight, next, table, mapped, releases,
                    opsLeft, snap, drained>>

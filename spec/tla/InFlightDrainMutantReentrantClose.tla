@@ -19,13 +19,14 @@
 (* nested closer counts itself, which NestedCloseCountsItself checks.      *)
 EXTENDS InFlightDrain
 
-VARIABLE nested   \* per op thread: spinning in a close it called from a backend call
+\* per op thread: spinning in a close it called from inside a backend call
+VARIABLE nested
 
 mutantVars == <<vars, nested>>
 
 SeedReentrantClose(t) ==
     /\ InBackendCall(t) /\ ~nested[t]
-    /\ state = "OPEN"              \* else the seed's CAS fails and close returns
+    /\ state = "OPEN"      \* else the seed's CAS fails and close returns
     /\ state' = "CLOSING"
     /\ nested' = [nested EXCEPT ![t] = TRUE]
     /\ UNCHANGED <<inFlight, next, table, mapped, releases, closeLock,
