@@ -166,8 +166,10 @@ public final class DeviceAllocator {
             }
             throw e;
         } finally {
-            if (mutex.isHeldByCurrentThread()) { // not held after a callback that failed to re-lock
-                mutex.unlock(); // LockOrdering: AllocTry, OutOfMemory (the release that ends them)
+            // The release that ends AllocTry (success) and OutOfMemory. The lock is not held after
+            // a callback that failed to re-take it: then there is nothing to release.
+            if (mutex.isHeldByCurrentThread()) {
+                mutex.unlock(); // LockOrdering: AllocTry, OutOfMemory
             }
             if (event != null) {
                 commit(event, size, reclaimed, attempts, outcome);
@@ -190,7 +192,7 @@ public final class DeviceAllocator {
             }
             regions.give(block); // LockOrdering: FinalizerFree
         } finally {
-            mutex.unlock(); // LockOrdering: FinalizerFree (the release that ends it)
+            mutex.unlock(); // LockOrdering: FinalizerFree
         }
     }
 

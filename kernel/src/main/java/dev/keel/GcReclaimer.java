@@ -109,7 +109,7 @@ public final class GcReclaimer implements MemoryPressureCallback {
 
     @Override
     public void onPressure(AllocatorLock lock, long requestedBytes) {
-        lock.unlock(); // LockOrdering: CallbackUnlock (the step itself is in AllocatorLock.unlock)
+        lock.unlock(); // performs CallbackUnlock (in AllocatorLock.unlock)
         try {
             long joined = joinOrBecomeCollector();
             if (joined < 0L) {
@@ -118,7 +118,7 @@ public final class GcReclaimer implements MemoryPressureCallback {
                 awaitCollection(joined);
             }
         } finally {
-            lock.lock(); // LockOrdering: CallbackRelock (the step itself is in AllocatorLock.lock)
+            lock.lock(); // performs CallbackRelock (in AllocatorLock.lock)
         }
     }
 
@@ -169,7 +169,8 @@ public final class GcReclaimer implements MemoryPressureCallback {
     private long joinOrBecomeCollector() {
         flight.lock();
         try {
-            if (!collecting) { // LockOrdering: ReclaimJoin (the whole block under flight is its step)
+            // ReclaimJoin is this whole block, atomic under flight.
+            if (!collecting) { // LockOrdering: ReclaimJoin
                 collecting = true; // become the collector
                 return -1L;
             }
@@ -188,15 +189,16 @@ public final class GcReclaimer implements MemoryPressureCallback {
         ReclaimTracker.Garbage garbage = null;
         try {
             if (takeHost) {
-                hostLock.lock(); // LockOrdering: HostAcquire (the collector)
+                hostLock.lock(); // LockOrdering: HostAcquire
             }
             try {
-                collector.run(); // LockOrdering: Collect (with the next line: gc, then what it left pending)
+                // Collect: the gc, then what it left pending for the cleaners.
+                collector.run(); // LockOrdering: Collect
                 garbage = tracker.garbage();
                 outcome = awaitCleaners(garbage) ? "complete" : "deadline";
             } finally {
                 if (takeHost) {
-                    hostLock.unlock(); // LockOrdering: HostRelease (the collector)
+                    hostLock.unlock(); // LockOrdering: HostRelease
                 }
             }
         } finally {
@@ -234,13 +236,13 @@ public final class GcReclaimer implements MemoryPressureCallback {
     private void awaitCollection(long joined) {
         boolean yielded = hostLock.isHeldByCurrentThread();
         if (yielded) {
-            hostLock.unlock(); // LockOrdering: HostRelease (a waiter gives the host lock up)
+            hostLock.unlock(); // LockOrdering: HostRelease
         }
         try {
             waitUntilFinished(joined);
         } finally {
             if (yielded) {
-                hostLock.lock(); // LockOrdering: HostAcquire (a waiter takes the host lock back)
+                hostLock.lock(); // LockOrdering: HostAcquire
             }
         }
     }
