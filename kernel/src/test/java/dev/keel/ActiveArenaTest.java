@@ -55,6 +55,7 @@ class ActiveArenaTest {
     void nestedUseIsRefusedAndTheFirstStaysActive() {
         VmmArena other = VmmArena.open(new RecordingBackend(G, BASE + (1L << 40)), 4 * G);
         try (ActiveArena.Scope scope = ActiveArena.use(arena)) {
+            assertSame(arena, scope.arena());
             IllegalStateException e = assertThrows(IllegalStateException.class, () -> ActiveArena.use(other));
             assertTrue(e.getMessage().contains("already active"), e.getMessage());
             assertThrows(IllegalStateException.class, () -> ActiveArena.use(arena));
@@ -68,6 +69,7 @@ class ActiveArenaTest {
         first.close();
         try (ActiveArena.Scope second = ActiveArena.use(arena)) {
             first.close();
+            assertSame(arena, second.arena());
             assertSame(arena, ActiveArena.current());
         }
     }
@@ -75,6 +77,7 @@ class ActiveArenaTest {
     @Test
     void errorsReturnZeroAndGoToTheHandler() {
         try (ActiveArena.Scope scope = ActiveArena.use(arena)) {
+            assertSame(arena, scope.arena());
             assertEquals(0, ActiveArena.malloc(0));
             assertEquals(0, ActiveArena.malloc(5 * G));
             backend.onAllocate = (va, size) -> {

@@ -1,5 +1,6 @@
 package dev.keel.internal;
 
+import java.util.Arrays;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -81,7 +82,7 @@ public final class InFlightCells {
                 }
             }
             kept[n++] = cell;
-            snapshot = new Snapshot(java.util.Arrays.copyOf(kept, n), retired);
+            snapshot = new Snapshot(Arrays.copyOf(kept, n), retired);
         } finally {
             registration.unlock();
         }
