@@ -28,6 +28,7 @@ public final class AllocatorLock {
     private final String allocatorName;
     private long pauseNanos; // only the owner reads and writes the fields below
     private boolean active = true;
+    private String note;
 
     AllocatorLock(ReentrantLock mutex, String allocatorName, long pauseNanos) {
         this.mutex = mutex;
@@ -61,6 +62,21 @@ public final class AllocatorLock {
     /** Whether the calling thread holds the allocator lock. */
     public boolean isHeldByCurrentThread() {
         return mutex.isHeldByCurrentThread();
+    }
+
+    /**
+     * Tells the allocator how this pressure round went, for example that a reclaim wait reached
+     * its deadline. If the allocation fails, the last note appears in the
+     * {@link DeviceOutOfMemoryException}'s message.
+     */
+    public void note(String outcome) {
+        checkUsable();
+        this.note = outcome;
+    }
+
+    /** The callback's note, or null. */
+    String note() {
+        return note;
     }
 
     /** Called by the allocator when the callback has returned: the view may no longer be used. */

@@ -138,6 +138,7 @@ public final class DeviceAllocator {
         long reclaimed = 0L;
         int attempts = 0;
         String outcome = null;
+        String lastNote = null; // what the last callback said about its round
         mutex.lock(); // LockOrdering: AllocLock
         try {
             while (true) {
@@ -154,10 +155,11 @@ public final class DeviceAllocator {
                 String stop = reasonToStop(size, attempts);
                 if (stop != null) {
                     outcome = "out of memory";
-                    throw outOfMemory(size, reclaimed, attempts, stop); // LockOrdering: OutOfMemory
+                    throw outOfMemory(size, reclaimed, attempts, stop.isEmpty() && lastNote != null
+                            ? "last pressure round: " + lastNote : stop); // LockOrdering: OutOfMemory
                 }
                 long freedBefore = bytesFreedTotal;
-                runCallback(size, retryPolicy.delayNanosBefore(attempts));
+                lastNote = runCallback(size, retryPolicy.delayNanosBefore(attempts));
                 reclaimed += bytesFreedTotal - freedBefore;
             }
         } catch (RuntimeException | Error e) {
@@ -269,8 +271,8 @@ public final class DeviceAllocator {
         }
     }
 
-    /** Calls the callback with the lock held; returns with it held, or throws. */
-    private void runCallback(long size, long pauseNanos) {
+    /** Calls the callback with the lock held; returns with it held and the callback's note, or throws. */
+    private String runCallback(long size, long pauseNanos) {
         AllocatorLock lent = new AllocatorLock(mutex, name, pauseNanos);
         try {
             callback.onPressure(lent, size); // LockOrdering: PressureEnter
@@ -281,6 +283,7 @@ public final class DeviceAllocator {
             throw new IllegalStateException("pressure callback " + callback + " of " + name
                     + " returned without re-taking the allocator lock (it must call AllocatorLock.lock() before returning)");
         }
+        return lent.note();
     }
 
     private DeviceOutOfMemoryException outOfMemory(long size, long reclaimed, int attempts, String why) {

@@ -3,6 +3,7 @@ package dev.keel;
 import dev.keel.internal.ReclaimTracker;
 
 import java.lang.ref.Cleaner;
+import java.lang.ref.Reference;
 import java.util.Objects;
 import java.util.concurrent.ThreadFactory;
 
@@ -78,6 +79,8 @@ public final class DeviceBuffer implements AutoCloseable {
     @Override
     public void close() {
         cleanable.clean();
+        // Reachable until the free is done, so the tracker sees an explicit close, not a cleaner free.
+        Reference.reachabilityFence(this);
     }
 
     @Override

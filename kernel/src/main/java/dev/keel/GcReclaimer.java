@@ -75,6 +75,7 @@ public final class GcReclaimer implements MemoryPressureCallback {
     private boolean collecting;
     private long collectionsFinished;
     private int waiters;
+    private String lastOutcome = "none";
 
     /** A reclaimer for a runtime without a host lock, with the default cleaner deadline. */
     public GcReclaimer() {
@@ -110,16 +111,14 @@ public final class GcReclaimer implements MemoryPressureCallback {
     @Override
     public void onPressure(AllocatorLock lock, long requestedBytes) {
         lock.unlock(); // performs CallbackUnlock (in AllocatorLock.unlock)
+        String outcome;
         try {
             long joined = joinOrBecomeCollector();
-            if (joined < 0L) {
-                collect(requestedBytes);
-            } else {
-                awaitCollection(joined);
-            }
+            outcome = joined < 0L ? collect(requestedBytes) : awaitCollection(joined);
         } finally {
             lock.lock(); // performs CallbackRelock (in AllocatorLock.lock)
         }
+        lock.note(outcome);
     }
 
     /** How many collections this reclaimer has finished. */
@@ -181,11 +180,13 @@ public final class GcReclaimer implements MemoryPressureCallback {
         }
     }
 
-    private void collect(long requestedBytes) {
+    /** Runs one collection; returns how it went, for the allocator's diagnostics. */
+    private String collect(long requestedBytes) {
         ReclaimEvent event = new ReclaimEvent();
         event.begin();
         boolean takeHost = !hostLock.isHeldByCurrentThread();
         String outcome = "failed";
+        String description = "the collection failed";
         ReclaimTracker.Garbage garbage = null;
         try {
             if (takeHost) {
@@ -195,16 +196,32 @@ public final class GcReclaimer implements MemoryPressureCallback {
                 // Collect: the gc, then what it left pending for the cleaners.
                 collector.run(); // LockOrdering: Collect
                 garbage = tracker.garbage();
-                outcome = awaitCleaners(garbage) ? "complete" : "deadline";
+                boolean complete = awaitCleaners(garbage);
+                outcome = Thread.currentThread().isInterrupted() ? "interrupted" : complete ? "complete" : "deadline";
+                description = describe(garbage, outcome);
             } finally {
                 if (takeHost) {
                     hostLock.unlock(); // LockOrdering: HostRelease
                 }
             }
         } finally {
-            int joined = finishCollection();
+            int joined = finishCollection(description);
             commit(event, requestedBytes, garbage, joined, outcome);
         }
+        return description;
+    }
+
+    private String describe(ReclaimTracker.Garbage garbage, String outcome) {
+        String freed = tracker.cleanedSince(garbage) + " of " + garbage.count() + " unreachable buffers freed ("
+                + tracker.reclaimedBytesSince(garbage) + " bytes)";
+        if (outcome.equals("complete")) {
+            return "collected, " + freed;
+        }
+        if (outcome.equals("deadline")) {
+            return "the wait for cleaners reached its deadline of " + Duration.ofNanos(cleanerDeadlineNanos)
+                    + ", " + freed;
+        }
+        return "the wait for cleaners was interrupted, " + freed;
     }
 
     /** Waits for the cleaners; true if all due finished. An interrupt ends it and is re-asserted. */
@@ -219,9 +236,10 @@ public final class GcReclaimer implements MemoryPressureCallback {
     }
 
     /** Marks the collection finished and wakes the waiters; returns how many had joined it. */
-    private int finishCollection() {
+    private int finishCollection(String description) {
         flight.lock();
         try {
+            lastOutcome = description;
             int joined = waiters;
             waiters = 0;
             collecting = false; // LockOrdering: ReclaimFinish
@@ -233,13 +251,14 @@ public final class GcReclaimer implements MemoryPressureCallback {
         }
     }
 
-    private void awaitCollection(long joined) {
+    /** Waits for the collection numbered {@code joined}; returns how it went. */
+    private String awaitCollection(long joined) {
         boolean yielded = hostLock.isHeldByCurrentThread();
         if (yielded) {
             hostLock.unlock(); // LockOrdering: HostRelease
         }
         try {
-            waitUntilFinished(joined);
+            return waitUntilFinished(joined);
         } finally {
             if (yielded) {
                 hostLock.lock(); // LockOrdering: HostAcquire
@@ -247,14 +266,16 @@ public final class GcReclaimer implements MemoryPressureCallback {
         }
     }
 
-    private void waitUntilFinished(long joined) {
+    private String waitUntilFinished(long joined) {
         flight.lock();
         try {
             while (collectionsFinished == joined) {
                 collectionDone.await(); // LockOrdering: AwaitCollection
             }
+            return "joined another thread's collection: " + lastOutcome;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+            return "interrupted while waiting for another thread's collection";
         } finally {
             flight.unlock();
         }
@@ -269,7 +290,7 @@ public final class GcReclaimer implements MemoryPressureCallback {
             event.buffersFreed = garbage == null ? 0L : tracker.cleanedSince(garbage);
             event.reclaimedBytes = garbage == null ? 0L : tracker.reclaimedBytesSince(garbage);
             event.waiters = joined;
-            event.outcome = Thread.currentThread().isInterrupted() ? "interrupted" : outcome;
+            event.outcome = outcome;
             event.commit();
         }
     }

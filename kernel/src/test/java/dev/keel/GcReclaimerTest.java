@@ -157,12 +157,7 @@ class GcReclaimerTest {
         for (int i = 0; i < 3; i++) {
             tracker.register(new Object(), 64); // garbage no cleaner will ever free
         }
-        GcReclaimer reclaimer = new GcReclaimer(host, LONG, tracker, () -> {
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            while (tracker.garbage().count() < 3 && System.nanoTime() - deadline < 0) {
-                System.gc();
-            }
-        });
+        GcReclaimer reclaimer = new GcReclaimer(host, LONG, tracker, () -> gcUntilFound(tracker, 3));
         DeviceAllocator a = DeviceAllocator.builder(10).pressureCallback(reclaimer).build();
         a.allocate(10);
         Thread[] collector = new Thread[1];
@@ -186,6 +181,19 @@ class GcReclaimerTest {
         assertUsableFromAnotherThread(a);
         host.lock(); // nobody kept it
         host.unlock();
+    }
+
+    @Test
+    void outOfMemoryAfterTheCleanerDeadlineSaysSo() {
+        ReclaimTracker tracker = new ReclaimTracker();
+        tracker.register(new Object(), 64); // garbage no cleaner will ever free
+        GcReclaimer reclaimer = new GcReclaimer(HostLock.NONE, Duration.ofMillis(20), tracker,
+                () -> gcUntilFound(tracker, 1));
+        DeviceAllocator a = DeviceAllocator.builder(10).pressureCallback(reclaimer).build();
+        a.allocate(10);
+        DeviceOutOfMemoryException oom = assertThrows(DeviceOutOfMemoryException.class, () -> a.allocate(1));
+        assertTrue(oom.getMessage().contains("the wait for cleaners reached its deadline of PT0.02S, "
+                + "0 of 1 unreachable buffers freed (0 bytes)"), oom.getMessage());
     }
 
     @Test
@@ -306,6 +314,14 @@ class GcReclaimerTest {
             throw new AssertionError("the finalizer could not take the allocator lock: it is held during collection");
         } catch (InterruptedException | ExecutionException e) {
             throw new AssertionError(e);
+        }
+    }
+
+    /** The collection step of the tests that need real garbage: gc until the tracker sees it. */
+    private static void gcUntilFound(ReclaimTracker tracker, long count) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (tracker.garbage().count() < count && System.nanoTime() - deadline < 0) {
+            System.gc();
         }
     }
 
