@@ -19,6 +19,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 
 class AllocationTableTest {
@@ -223,26 +224,29 @@ class AllocationTableTest {
     /**
      * Each writer keeps at most one record live (put a new address, then remove it), moving
      * across segments. A snapshot taken segment by segment could see one writer's old record
-     * in one segment and its new one in another; an atomic snapshot never does.
+     * in one segment and its new one in another; an atomic snapshot never does. (The table is
+     * kept small on purpose: short snapshots mean many of them, and so many chances to catch a
+     * writer between segments.)
      */
     @Test
     void snapshotIsAtomicWithRespectToConcurrentUpdates() throws Exception {
         int writers = 2;
         AllocationTable table = new AllocationTable();
+        AtomicBoolean stop = new AtomicBoolean();
         ExecutorService pool = Executors.newFixedThreadPool(writers);
         try {
             List<Future<?>> running = new ArrayList<>();
             for (int w = 0; w < writers; w++) {
                 int writer = w;
                 running.add(pool.submit(() -> {
-                    for (long i = 0; i < 200_000; i++) {
+                    for (long i = 0; !stop.get(); i++) {
                         long va = BASE + (i * writers + writer) * GRANULE;
                         table.put(va, GRANULE, writer);
                         table.remove(va);
                     }
                 }));
             }
-            while (!running.stream().allMatch(Future::isDone)) {
+            for (int snapshots = 0; snapshots < 50_000; snapshots++) {
                 int[] perWriter = new int[writers];
                 for (Allocation record : table.snapshot()) {
                     perWriter[(int) record.handle()]++;
@@ -251,11 +255,13 @@ class AllocationTableTest {
                     assertTrue(perWriter[w] <= 1, "writer " + w + " has " + perWriter[w] + " records in one snapshot");
                 }
             }
+            stop.set(true);
             for (Future<?> future : running) {
                 future.get(60, TimeUnit.SECONDS);
             }
             assertEquals(0, table.size());
         } finally {
+            stop.set(true);
             pool.shutdownNow();
         }
     }
