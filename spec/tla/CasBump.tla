@@ -241,13 +241,15 @@ ExhaustedOnlyWhenFull ==
 
 \* The bump pointer only goes down when a failed request gives back its
 \* range while that range is the topmost one (down by exactly its size), or
-\* when the environment recycles the whole, emptied arena.
+\* when a full arena with no range pending starts again from 0 (Recycle).
 BumpMonotone ==
     [][ next' < next =>
           \/ \E t \in Threads : /\ pc[t] = "rollback"
                                 /\ next = seen[t] + aligned[t]
                                 /\ next' = seen[t]
-          \/ next' = 0 /\ live' = {} /\ leaked' = {}
+          \/ /\ Full
+             /\ \A t \in Threads : pc[t] \notin Owning
+             /\ next' = 0
       ]_next
 
 \* A request that fails (exhausted or overflow) leaves the bump pointer alone.
