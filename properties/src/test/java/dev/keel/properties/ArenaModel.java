@@ -1,0 +1,344 @@
+package dev.keel.properties;
+
+import dev.keel.Allocation;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * A sequential reference model of {@code VmmArena} and of the {@link RecordingBackend} under it,
+ * written from the variables of {@code spec/tla/InFlightDrain.tla} and {@code CasBump.tla}, one
+ * operation being one atomic step (no threads, so {@code inFlight} is always 0 between steps and
+ * a give-back always finds its slice on top):
+ * <ul>
+ * <li>{@code state}, {@code next} (the bump pointer, an offset), {@code table} (va to record),
+ *     {@code mapped}, {@code leaked} — the arena;
+ * <li>{@code releases} (granted handle to deallocation count) — the backend;
+ * <li>{@code G}, {@code T}, {@code WordMax = Long.MAX_VALUE} — CasBump's constants.
+ * </ul>
+ * Argument checks follow issue 3: alignment, then size (positive, round-up within the word),
+ * then the state. The model also keeps what the kernel reports beyond the specs (failed-malloc
+ * and failed-release counters, the error handler's log) so that every getter can be compared.
+ *
+ * <p>Broken variants override the protected steps (see {@code BrokenModels}).
+ */
+class ArenaModel implements ArenaSystem {
+
+    static final String OPEN = "OPEN";
+    static final String CLOSED = "CLOSED";
+
+    /** One record of the table: spec {@code Record} = [va, size, handle]. */
+    record Rec(long va, long size, long handle) {
+    }
+
+    // CasBump constants
+    long granularity;
+    long total;
+    long base;
+    boolean opened;
+
+    // InFlightDrain variables
+    String state = OPEN;
+    long next;
+    final TreeMap<Long, Rec> table = new TreeMap<>(Long::compareUnsigned);
+    long mapped;
+    final Map<Long, Integer> releases = new TreeMap<>();
+    final Map<Long, Rec> granted = new TreeMap<>();
+    // CasBump
+    long leaked;
+
+    // beyond the specs: what the kernel reports
+    long failedMallocs;
+    long failedReleases;
+    boolean reserveReleased;
+    final List<String> handlerLog = new ArrayList<>();
+    final List<String> reentrantLog = new ArrayList<>();
+    Rec lastFreed;
+
+    // the backend ledger and its scripted faults
+    long nextHandle = 1;
+    int faults;
+    int reserveCalls;
+    long reservedBytes;
+    int releaseCalls;
+    int releasesOk;
+    boolean failAllocate;
+    boolean failDeallocate;
+    boolean failRelease;
+    boolean closeInAllocate;
+
+    @Override
+    public String open(OpenParams p) {
+        granularity = p.granularity();
+        if (p.total() <= 0) {
+            return "throws IllegalArgumentException";
+        }
+        if (granularity <= 0 || Long.bitCount(granularity) != 1) {
+            return "throws IllegalArgumentException";
+        }
+        if (p.total() > Long.MAX_VALUE - (granularity - 1)) {
+            return "throws IllegalArgumentException";
+        }
+        long t = (p.total() + granularity - 1) & -granularity;
+        reserveCalls++;
+        reservedBytes = t;
+        long b = p.base();
+        if ((b & (granularity - 1)) != 0 || Long.compareUnsigned(b, -t) > 0) {
+            releaseReserveCall();
+            return "throws IllegalStateException";
+        }
+        total = t;
+        base = b;
+        opened = true;
+        return "opened at " + Render.hex(base);
+    }
+
+    /** CasBump Request: the size rounded up to G; -1 when the round-up exceeds WordMax. */
+    protected long roundUpSize(long size) {
+        if (size > Long.MAX_VALUE - (granularity - 1)) {
+            return -1;
+        }
+        return (size + granularity - 1) & -granularity;
+    }
+
+    @Override
+    public String malloc(long size) {
+        return malloc(size, granularity);
+    }
+
+    @Override
+    public String malloc(long size, long alignment) {
+        String result = mallocSteps(size, alignment);
+        if (result.startsWith("throws")) {
+            failedMallocs++;
+        }
+        return result;
+    }
+
+    private String mallocSteps(long size, long alignment) {
+        if (alignment <= 0 || Long.bitCount(alignment) != 1 || alignment > granularity) {
+            return "throws IllegalArgumentException";
+        }
+        if (size <= 0) {
+            return "throws IllegalArgumentException";
+        }
+        long aligned = roundUpSize(size);                     // CasBump: Request
+        if (aligned < 0) {
+            return "throws IllegalArgumentException";
+        }
+        if (!state.equals(OPEN)) {                            // InFlightDrain: MallocCheckOpen
+            return "throws ArenaClosedException";
+        }
+        if (aligned > total - next) {                          // CasBump: CheckFits / Exhausted
+            return Render.exhausted(size, aligned, next, total);
+        }
+        long offset = next;                                    // InFlightDrain: MallocBump
+        next = offset + aligned;
+        long va = base + offset;
+        if (closeInAllocate) {                                 // the backend's hook: a re-entrant close
+            closeInAllocate = false;
+            reentrantLog.add("close throws IllegalStateException"); // InFlightDrain: CloseRefused
+        }
+        if (failAllocate) {                                    // CasBump: BackendFail
+            failAllocate = false;
+            giveBack(offset, aligned);                         // CasBump: GiveBack / Leak
+            return "throws InjectedFault(allocate #" + ++faults + ")";
+        }
+        long handle = nextHandle++;                            // CasBump: BackendOk
+        releases.put(handle, 0);
+        granted.put(handle, new Rec(va, aligned, handle));
+        mapped += aligned;                                     // InFlightDrain: MallocAccount
+        table.put(va, new Rec(va, aligned, handle));           // InFlightDrain: MallocInsert
+        return "returns " + Render.hex(va);
+    }
+
+    private void giveBack(long offset, long aligned) {
+        if (next == offset + aligned) {
+            next = offset;
+        } else {
+            leaked += aligned;
+        }
+    }
+
+    /** InFlightDrain FreeAccount. */
+    protected void unaccount(long size) {
+        mapped -= size;
+    }
+
+    @Override
+    public String free(long va) {
+        if (!state.equals(OPEN)) {                            // InFlightDrain: FreeCheckOpen
+            return "ok";
+        }
+        Rec rec = table.remove(va);                            // InFlightDrain: FreeRemove
+        if (rec == null) {
+            return "ok";
+        }
+        lastFreed = rec;
+        unaccount(rec.size());                                 // InFlightDrain: FreeAccount
+        String fault = deallocateCall(rec);                    // InFlightDrain: FreeRelease
+        if (fault != null) {
+            failedReleases++;
+            handlerLog.add("free: throws InjectedFault(" + fault + ")");
+        }
+        return "ok";
+    }
+
+    /** CloseSnapshot then CloseCommit; null when already CLOSED (CloseAlreadyClosed). */
+    private List<Rec> drainSteps() {
+        if (state.equals(CLOSED)) {
+            return null;
+        }
+        List<Rec> drained = snapshot();                        // InFlightDrain: CloseSnapshot
+        table.clear();                                         // InFlightDrain: CloseCommit
+        mapped = 0;
+        state = CLOSED;
+        return drained;
+    }
+
+    /** The records a drain hands over: the table, in address order. */
+    protected List<Rec> snapshot() {
+        return new ArrayList<>(table.values());
+    }
+
+    @Override
+    public String closeAndDrain() {
+        List<Rec> drained = drainSteps();
+        if (drained == null) {
+            return "drained []";
+        }
+        List<Allocation> out = new ArrayList<>();
+        for (Rec r : drained) {
+            out.add(new Allocation(r.va(), r.size(), r.handle()));
+            deallocateCall(r);                                 // the caller owns and releases them
+        }
+        return "drained " + Render.records(out);
+    }
+
+    @Override
+    public String close() {
+        List<Rec> drained = drainSteps();
+        String first = null;
+        List<String> suppressed = new ArrayList<>();
+        if (drained != null) {
+            for (Rec r : drained) {
+                String fault = deallocateCall(r);              // InFlightDrain: DrainRelease
+                if (fault != null) {
+                    failedReleases++;
+                    if (first == null) {
+                        first = fault;
+                    } else {
+                        suppressed.add(fault);
+                    }
+                }
+            }
+        }
+        if (!reserveReleased) {
+            String fault = releaseReserveCall();
+            if (fault == null) {
+                reserveReleased = true;
+            } else if (first == null) {
+                first = fault;
+            } else {
+                suppressed.add(fault);
+            }
+        }
+        if (first == null) {
+            return "ok";
+        }
+        StringBuilder out = new StringBuilder("throws InjectedFault(" + first + ")");
+        for (String s : suppressed) {
+            out.append(" suppressed InjectedFault(").append(s).append(')');
+        }
+        return out.toString();
+    }
+
+    /** The backend's deallocate: counts the call; returns the injected fault's label, or null. */
+    private String deallocateCall(Rec r) {
+        releases.merge(r.handle(), 1, Integer::sum);
+        if (failDeallocate) {
+            failDeallocate = false;
+            return "deallocate #" + ++faults;
+        }
+        return null;
+    }
+
+    private String releaseReserveCall() {
+        releaseCalls++;
+        if (failRelease) {
+            failRelease = false;
+            return "releaseReserve #" + ++faults;
+        }
+        releasesOk++;
+        return null;
+    }
+
+    @Override
+    public void failNextAllocate() {
+        failAllocate = true;
+    }
+
+    @Override
+    public void failNextDeallocate() {
+        failDeallocate = true;
+    }
+
+    @Override
+    public void failNextReleaseReserve() {
+        failRelease = true;
+    }
+
+    @Override
+    public void closeInsideNextAllocate() {
+        closeInAllocate = true;
+    }
+
+    @Override
+    public Map<String, String> observe() {
+        Map<String, String> o = new LinkedHashMap<>();
+        if (opened) {
+            o.put("state", state);
+            o.put("isClosed", String.valueOf(state.equals(CLOSED)));
+            o.put("base", Render.hex(base));
+            o.put("totalBytes", String.valueOf(total));
+            o.put("granularity", String.valueOf(granularity));
+            o.put("usedBytes", String.valueOf(next));
+            o.put("mappedBytes", String.valueOf(mapped));
+            o.put("liveCount", String.valueOf(table.size()));
+            o.put("leakedBytes", String.valueOf(leaked));
+            o.put("registeredRange", Render.hex(base) + "+" + next);
+            o.put("stats", state + " total=" + total + " used=" + next + " mapped=" + mapped + " live="
+                    + table.size() + " leaked=" + leaked + " failedMallocs=" + failedMallocs
+                    + " failedReleases=" + failedReleases);
+        }
+        o.put("errorHandler", handlerLog.toString());
+        o.put("reentrantClose", reentrantLog.toString());
+        o.put("backend.reserve", reserveCalls + " x " + reservedBytes);
+        o.put("backend.releaseReserve", releaseCalls + " calls, " + releasesOk + " ok");
+        StringBuilder d = new StringBuilder();
+        for (Map.Entry<Long, Integer> e : releases.entrySet()) {
+            d.append('h').append(e.getKey()).append(':').append(e.getValue()).append(' ');
+        }
+        o.put("backend.deallocations", d.toString().trim());
+        o.put("backend.violations", "[]");
+        return o;
+    }
+
+    @Override
+    public List<Long> liveAddresses() {
+        return new ArrayList<>(table.keySet());
+    }
+
+    /** Addresses that were allocated and are no longer live (freed or drained), ascending. */
+    List<Long> deadAddresses() {
+        List<Long> dead = new ArrayList<>();
+        for (Rec r : granted.values()) {
+            if (!table.containsKey(r.va())) {
+                dead.add(r.va());
+            }
+        }
+        return dead;
+    }
+}
