@@ -155,8 +155,8 @@ public final class DeviceAllocator {
                 String stop = reasonToStop(size, attempts);
                 if (stop != null) {
                     outcome = "out of memory";
-                    throw outOfMemory(size, reclaimed, attempts, stop.isEmpty() && lastNote != null
-                            ? "last pressure round: " + lastNote : stop); // LockOrdering: OutOfMemory
+                    String why = stop.isEmpty() && lastNote != null ? "last pressure round: " + lastNote : stop;
+                    throw outOfMemory(size, reclaimed, attempts, why); // LockOrdering: OutOfMemory
                 }
                 long freedBefore = bytesFreedTotal;
                 lastNote = runCallback(size, retryPolicy.delayNanosBefore(attempts));
@@ -281,7 +281,8 @@ public final class DeviceAllocator {
         }
         if (!mutex.isHeldByCurrentThread()) {
             throw new IllegalStateException("pressure callback " + callback + " of " + name
-                    + " returned without re-taking the allocator lock (it must call AllocatorLock.lock() before returning)");
+                    + " returned without re-taking the allocator lock"
+                    + " (it must call AllocatorLock.lock() before returning)");
         }
         return lent.note();
     }

@@ -193,9 +193,10 @@ public final class GcReclaimer implements MemoryPressureCallback {
                 hostLock.lock(); // LockOrdering: HostAcquire
             }
             try {
-                // Collect: the gc, then what it left pending for the cleaners.
+                // Collect: the gc, then what it left pending for the cleaners (or they freed already).
+                ReclaimTracker.Garbage mark = tracker.mark();
                 collector.run(); // LockOrdering: Collect
-                garbage = tracker.garbage();
+                garbage = tracker.garbage(mark);
                 boolean complete = awaitCleaners(garbage);
                 outcome = Thread.currentThread().isInterrupted() ? "interrupted" : complete ? "complete" : "deadline";
                 description = describe(garbage, outcome);

@@ -15,10 +15,12 @@ import java.util.concurrent.locks.ReentrantLock;
  * <p>Algorithm. A weak reference is cleared by the collection that finds its referent
  * unreachable, in the same cycle in which the owner's phantom-reachable cleanable is queued for
  * its cleaner. So right after {@code System.gc()} returns, the registered entries whose owner is
- * cleared but which have not finished are precisely the cleanings that are due: {@link #garbage()}
- * counts them. A finished entry whose owner was cleared was freed by its cleaner (an explicit
- * close runs while the owner is still strongly reachable: it is {@code this}), and only those
- * advance the cleaner counters that {@link #awaitCleaned} waits on, waking at each one.
+ * cleared but which have not finished are precisely the cleanings that are due;
+ * {@link #garbage(Garbage)} counts them, plus those a cleaner already finished since the
+ * {@link #mark()} taken just before the collection. A finished entry whose owner was cleared was
+ * freed by its cleaner (an explicit close keeps the owner strongly reachable until it is done),
+ * and only those advance the cleaner counters that {@link #awaitCleaned} waits on, waking at
+ * each one.
  *
  * <p>Invariants (guarded by {@code lock}): {@code live} holds every registered entry that has not
  * finished; each entry finishes at most once; the cleaner counters only grow. The lock is held
@@ -75,22 +77,38 @@ public final class ReclaimTracker {
         }
     }
 
-    /**
-     * The cleanings due now: entries whose owner a collection has found unreachable and whose
-     * cleaning action has not finished. Call right after the collection.
-     */
-    public Garbage garbage() {
+    /** The cleaner counters now: take this just before a collection and pass it to {@link #garbage(Garbage)}. */
+    public Garbage mark() {
         lock.lock();
         try {
-            long count = 0L;
-            long bytes = 0L;
+            return new Garbage(0L, 0L, cleanerFreedCount, cleanerFreedBytes);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The cleanings due now: {@link #garbage(Garbage)} since a mark taken now. */
+    public Garbage garbage() {
+        return garbage(mark());
+    }
+
+    /**
+     * What a collection that began at {@code mark} left for the cleaners: the entries whose owner
+     * it found unreachable and that have not finished, plus those the cleaners have already freed
+     * since the mark (a cleaner may run before this is called). Call right after the collection.
+     */
+    public Garbage garbage(Garbage mark) {
+        lock.lock();
+        try {
+            long count = cleanerFreedCount - mark.freedCountBefore;
+            long bytes = cleanerFreedBytes - mark.freedBytesBefore;
             for (Entry e : live) {
                 if (e.owner.refersTo(null)) {
                     count++;
                     bytes += e.bytes;
                 }
             }
-            return new Garbage(count, bytes, cleanerFreedCount, cleanerFreedBytes);
+            return new Garbage(count, bytes, mark.freedCountBefore, mark.freedBytesBefore);
         } finally {
             lock.unlock();
         }
@@ -150,7 +168,7 @@ public final class ReclaimTracker {
         }
     }
 
-    /** What a collection left for the cleaners: a count and its bytes, with the counters at that moment. */
+    /** What a collection left for the cleaners: a count and its bytes, with the counters at its mark. */
     public static final class Garbage {
         private final long count;
         private final long bytes;
@@ -164,7 +182,7 @@ public final class ReclaimTracker {
             this.freedBytesBefore = freedBytesBefore;
         }
 
-        /** Entries found unreachable and not yet freed. */
+        /** Entries the collection found unreachable (freed since the mark, or still due). */
         public long count() {
             return count;
         }
