@@ -1,0 +1,208 @@
+package dev.keel;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * Keeps docs/mapping.md true. The kernel names each spec action in a comment
+ * {@code // Spec: Action[, Action]} at the statement that performs it; this test regenerates
+ * the mapping tables from those comments and fails when docs/mapping.md differs (a regenerated
+ * copy is written to {@code kernel/target/mapping-tables.md} to paste in), when a comment names an
+ * action the spec does not define, or when a spec action has no statement at all.
+ */
+class SpecMappingTest {
+
+    private static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
+    private static final Path SOURCES = ROOT.resolve("kernel/src/main/java");
+    private static final List<String> SPECS = List.of("CasBump", "InFlightDrain", "LockOrdering");
+
+    /**
+     * Actions of the environment, with no Java statement: documented under "Not performed by the
+     * kernel" in docs/mapping.md.
+     */
+    private static final Map<String, Set<String>> ENVIRONMENT = Map.of(
+            "CasBump", Set.of("Recycle"),
+            "InFlightDrain", Set.of("Terminated", "Goto"),
+            "LockOrdering", Set.of("CallerEnter", "CallerExit"));
+
+    private static final Pattern COMMENT = Pattern.compile("//\\s*(CasBump|InFlightDrain|LockOrdering):\\s*(.+)$");
+    private static final Pattern METHOD = Pattern.compile(
+            "^\\s*(?:(?:public|protected|private|static|final|synchronized|default)\\s+)*"
+                    + "(?:<[^>]+>\\s+)?[\\w.<>\\[\\], ?]+\\s+(\\w+)\\s*\\([^;]*$");
+    private static final Set<String> NOT_METHODS = Set.of("if", "while", "for", "switch", "catch", "return",
+            "throw", "new", "else", "try", "synchronized");
+    /** A definition at the start of a line, with or without parameters. */
+    private static final Pattern DEFINITION = Pattern.compile("(?m)^(\\w+)(?:\\([^)]*\\))?\\s*==");
+
+    record Site(String spec, String action, Path file, int line, String method, String statement) {
+        String row() {
+            String rel = ROOT.relativize(file).toString().replace('\\', '/');
+            return "| `" + action + "` | `" + method + "` | [" + file.getFileName() + ":" + line + "](../" + rel
+                    + "#L" + line + ") | `" + statement + "` |";
+        }
+    }
+
+    @Test
+    void docsMappingMatchesTheKernelsComments() throws IOException {
+        Path mapping = ROOT.resolve("docs/mapping.md");
+        assumeTrue(Files.exists(mapping) && Files.isDirectory(SOURCES), "run from the repository's kernel module");
+        List<Site> sites = sites();
+        StringBuilder generated = new StringBuilder();
+        List<String> stale = new ArrayList<>();
+        List<String> doc = Files.readAllLines(mapping);
+        for (String spec : SPECS) {
+            List<String> rows = table(spec, sites);
+            generated.append("## ").append(spec).append("\n\n| Action | Java method | Line | Statement |\n")
+                    .append("| --- | --- | --- | --- |\n");
+            rows.forEach(r -> generated.append(r).append('\n'));
+            generated.append('\n');
+            if (!rows.equals(documentedRows(doc, spec))) {
+                stale.add(spec);
+            }
+        }
+        Path out = ROOT.resolve("kernel/target/mapping-tables.md");
+        Files.createDirectories(out.getParent());
+        Files.writeString(out, generated.toString());
+        assertTrue(stale.isEmpty(), "docs/mapping.md is stale for " + stale
+                + "; the tables regenerated from the kernel's comments are in " + out);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"CasBump", "InFlightDrain", "LockOrdering"})
+    void everySpecActionIsPerformedAndEveryCommentNamesOne(String spec) throws IOException {
+        Path tla = ROOT.resolve("spec/tla/" + spec + ".tla");
+        assumeTrue(Files.exists(tla), "run from the repository's kernel module");
+        List<String> actions = actions(Files.readString(tla), ENVIRONMENT.get(spec));
+        Set<String> performed = sites().stream().filter(s -> s.spec().equals(spec)).map(Site::action)
+                .collect(Collectors.toCollection(LinkedHashSet::new));
+        List<String> unknown = new ArrayList<>(performed);
+        unknown.removeAll(actions);
+        assertEquals(List.of(), unknown, "kernel comments name actions " + spec + ".tla does not define");
+        List<String> missing = new ArrayList<>(actions);
+        missing.removeAll(performed);
+        assertEquals(List.of(), missing, spec + " actions that no kernel statement performs");
+    }
+
+    /** Proves the checks can fail: a renamed action and a moved line are both noticed. */
+    @Test
+    void aStaleRowIsNoticed() throws IOException {
+        assumeTrue(Files.isDirectory(SOURCES), "run from the repository's kernel module");
+        List<Site> sites = sites();
+        List<String> rows = table("InFlightDrain", sites);
+        List<String> moved = new ArrayList<>(rows);
+        moved.set(0, moved.get(0).replaceFirst(":(\\d+)\\]", ":999999]"));
+        assertTrue(!moved.equals(rows));
+        List<String> actions = actions(Files.readString(ROOT.resolve("spec/tla/InFlightDrain.tla")),
+                ENVIRONMENT.get("InFlightDrain"));
+        assertTrue(actions.contains("MallocCheckOpen") && !actions.contains("MallocCheckOpenX"));
+    }
+
+    private static List<String> table(String spec, List<Site> sites) throws IOException {
+        List<String> order = actions(Files.readString(ROOT.resolve("spec/tla/" + spec + ".tla")), Set.of());
+        return sites.stream().filter(s -> s.spec().equals(spec))
+                .sorted(Comparator.comparingInt((Site s) -> rank(order, s.action()))
+                        .thenComparing(s -> s.file().toString()).thenComparingInt(Site::line))
+                .map(Site::row).collect(Collectors.toList());
+    }
+
+    private static int rank(List<String> order, String action) {
+        int i = order.indexOf(action);
+        return i < 0 ? Integer.MAX_VALUE : i;
+    }
+
+    private static List<String> documentedRows(List<String> doc, String spec) {
+        List<String> rows = new ArrayList<>();
+        boolean inside = false;
+        for (String line : doc) {
+            if (line.startsWith("## ")) {
+                inside = line.equals("## " + spec);
+            } else if (inside && line.startsWith("| `")) {
+                rows.add(line);
+            }
+        }
+        return rows;
+    }
+
+    private static List<Site> sites() throws IOException {
+        List<Path> files;
+        try (Stream<Path> walk = Files.walk(SOURCES)) {
+            files = walk.filter(p -> p.toString().endsWith(".java")).sorted().collect(Collectors.toList());
+        }
+        List<Site> sites = new ArrayList<>();
+        for (Path file : files) {
+            List<String> lines = Files.readAllLines(file);
+            String className = file.getFileName().toString().replace(".java", "");
+            for (int i = 0; i < lines.size(); i++) {
+                Matcher m = COMMENT.matcher(lines.get(i));
+                if (!m.find()) {
+                    continue;
+                }
+                String statement = lines.get(i).substring(0, m.start()).strip();
+                String method = className + "." + enclosingMethod(lines, i);
+                for (String action : m.group(2).split(",")) {
+                    String name = action.strip().split("\\s+")[0];
+                    sites.add(new Site(m.group(1), name, file, i + 1, method, statement));
+                }
+            }
+        }
+        return sites;
+    }
+
+    private static String enclosingMethod(List<String> lines, int from) {
+        for (int i = from; i >= 0; i--) {
+            Matcher m = METHOD.matcher(lines.get(i));
+            String first = lines.get(i).strip().split("\\s+")[0];
+            if (m.find() && !NOT_METHODS.contains(m.group(1)) && !NOT_METHODS.contains(first)
+                    && !lines.get(i).contains("=")) {
+                return m.group(1);
+            }
+        }
+        throw new UncheckedIOException(new IOException("no method encloses line " + (from + 1)));
+    }
+
+    /**
+     * The spec's actions, in order of definition: definitions whose first paragraph primes a
+     * variable and is not a temporal formula (action properties such as {@code [][A]_v} are not steps).
+     */
+    private static List<String> actions(String tla, Set<String> environment) {
+        Matcher m = DEFINITION.matcher(tla);
+        TreeMap<Integer, String> starts = new TreeMap<>();
+        Map<String, Integer> ends = new TreeMap<>();
+        while (m.find()) {
+            starts.put(m.start(), m.group(1));
+            ends.put(m.group(1) + "@" + m.start(), m.end());
+        }
+        List<String> names = new ArrayList<>();
+        for (Map.Entry<Integer, String> e : starts.entrySet()) {
+            Integer next = starts.higherKey(e.getKey());
+            int bodyStart = ends.get(e.getValue() + "@" + e.getKey());
+            String body = tla.substring(bodyStart, next == null ? tla.length() : next).split("\n(?=\\S)", 2)[0];
+            boolean temporal = body.contains("[][") || body.contains("<>") || body.contains("~>");
+            boolean action = !temporal && (body.contains("'") || body.contains("UNCHANGED"));
+            if (action && !environment.contains(e.getValue()) && !names.contains(e.getValue())) {
+                names.add(e.getValue());
+            }
+        }
+        return names;
+    }
+}
