@@ -52,6 +52,14 @@ sealed interface ArenaCommand {
         }
     }
 
+    /** A free of an arbitrary address (the fuzzer's). */
+    record FreeAddress(long va) implements ArenaCommand {
+        @Override
+        public String toString() {
+            return "free(" + Render.hex(va) + ")";
+        }
+    }
+
     record CloseAndDrain() implements ArenaCommand {
         @Override
         public String toString() {

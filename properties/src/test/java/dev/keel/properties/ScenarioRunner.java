@@ -3,6 +3,7 @@ package dev.keel.properties;
 import dev.keel.properties.ArenaCommand.Close;
 import dev.keel.properties.ArenaCommand.CloseAndDrain;
 import dev.keel.properties.ArenaCommand.Free;
+import dev.keel.properties.ArenaCommand.FreeAddress;
 import dev.keel.properties.ArenaCommand.Inject;
 import dev.keel.properties.ArenaCommand.Malloc;
 import dev.keel.properties.ArenaCommand.MallocAligned;
@@ -85,6 +86,9 @@ final class ScenarioRunner {
         if (command instanceof Free c) {
             long va = FreeTargets.resolve(c, model);
             return new String[] {c + " = free(" + Render.hex(va) + ")", kernel.free(va), model.free(va)};
+        }
+        if (command instanceof FreeAddress c) {
+            return new String[] {c.toString(), kernel.free(c.va()), model.free(c.va())};
         }
         if (command instanceof CloseAndDrain) {
             return new String[] {command.toString(), kernel.closeAndDrain(), model.closeAndDrain()};
