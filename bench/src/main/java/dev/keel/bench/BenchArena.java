@@ -1,0 +1,60 @@
+package dev.keel.bench;
+
+import dev.keel.Allocation;
+import dev.keel.VmmArena;
+
+import java.util.List;
+
+/** What the benchmarks drive: {@link VmmArena} itself, or a {@link SeedArena} over some table. */
+interface BenchArena {
+
+    long malloc(long size);
+
+    void free(long va);
+
+    List<Allocation> closeAndDrain();
+
+    /** The arenas the benchmarks compare, by the name a JMH {@code @Param} gives. */
+    static BenchArena open(String name) {
+        switch (name) {
+            case "VmmArena":
+                return new VmmArenaTarget(VmmArena.open(new NoOpBackend(), NoOpBackend.TOTAL_BYTES));
+            case "proto:fencedExit":
+                return new ExitFenceArena(true);
+            case "proto:releaseExit":
+                return new ExitFenceArena(false);
+            case "seed+AllocationTable":
+                return new SeedArena(new SeedArena.KeelTable());
+            case "seed+ConcurrentHashMap":
+                return new SeedArena(new SeedArena.ConcurrentHashMapTable());
+            case "seed+synchronizedHashMap":
+                return new SeedArena(new SeedArena.SynchronizedHashMapTable());
+            default:
+                throw new IllegalArgumentException("unknown arena " + name);
+        }
+    }
+
+    /** {@link VmmArena} as a {@link BenchArena}. */
+    final class VmmArenaTarget implements BenchArena {
+        private final VmmArena arena;
+
+        VmmArenaTarget(VmmArena arena) {
+            this.arena = arena;
+        }
+
+        @Override
+        public long malloc(long size) {
+            return arena.malloc(size);
+        }
+
+        @Override
+        public void free(long va) {
+            arena.free(va);
+        }
+
+        @Override
+        public List<Allocation> closeAndDrain() {
+            return arena.closeAndDrain();
+        }
+    }
+}

@@ -1,0 +1,63 @@
+package dev.keel.bench;
+
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Threads;
+
+/**
+ * One malloc of one granule followed by its free, with the no-op backend: issue 3's "pair".
+ * {@code twoThreads} runs it on two threads against the same arena; JMH reports the average time
+ * of one pair as each thread sees it (so 2 threads at 80 ns each complete a pair every 40 ns in
+ * aggregate). {@link CpuClock} adds the benchmark threads' CPU time per pair. The
+ * {@code proto:} arenas are {@link ExitFenceArena}, a measured proposal for {@code VmmArena}.
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+public class PairBenchmark {
+
+    @Param({"VmmArena", "proto:fencedExit", "proto:releaseExit",
+            "seed+AllocationTable", "seed+ConcurrentHashMap", "seed+synchronizedHashMap"})
+    public String arena;
+
+    private BenchArena target;
+
+    @Setup(Level.Trial)
+    public void open() {
+        target = BenchArena.open(arena);
+    }
+
+    @TearDown(Level.Trial)
+    public void close() {
+        target.closeAndDrain();
+    }
+
+    @Benchmark
+    @Threads(1)
+    public long oneThread(CpuClock clock) {
+        clock.ops++;
+        return pair();
+    }
+
+    @Benchmark
+    @Threads(2)
+    public long twoThreads(CpuClock clock) {
+        clock.ops++;
+        return pair();
+    }
+
+    private long pair() {
+        long va = target.malloc(NoOpBackend.GRANULARITY);
+        target.free(va);
+        return va;
+    }
+}
