@@ -74,7 +74,7 @@ sealed interface ArenaCommand {
         }
     }
 
-    enum Fault { ALLOCATE, DEALLOCATE, RELEASE_RESERVE, CLOSE_INSIDE_ALLOCATE }
+    enum Fault { ALLOCATE, DEALLOCATE, RELEASE_RESERVE, CLOSE_INSIDE_ALLOCATE, CLOSE_INSIDE_DEALLOCATE }
 
     record Inject(Fault fault) implements ArenaCommand {
         @Override
@@ -84,6 +84,7 @@ sealed interface ArenaCommand {
                 case DEALLOCATE -> "backend: fail the next deallocate";
                 case RELEASE_RESERVE -> "backend: fail the next releaseReserve";
                 case CLOSE_INSIDE_ALLOCATE -> "backend: call close() from inside the next allocate";
+                case CLOSE_INSIDE_DEALLOCATE -> "backend: call close() from inside the next deallocate";
             };
         }
     }

@@ -72,7 +72,7 @@ final class ArenaFuzzDriver {
     }
 
     private static ArenaCommand command(FuzzInput in, long unit) {
-        return switch (in.pick(0, 12)) {
+        return switch (in.pick(0, 13)) {
             case 0 -> new Malloc(in.pick(1, 4) * unit - in.pick(0, 1));
             case 1 -> new Malloc(in.anyLong());
             case 2 -> new MallocAligned(in.pick(1, 1 << 16), 1L << in.pick(0, 63));
@@ -85,6 +85,7 @@ final class ArenaFuzzDriver {
             case 9 -> new Inject(Fault.DEALLOCATE);
             case 10 -> new Inject(Fault.RELEASE_RESERVE);
             case 11 -> new Inject(Fault.CLOSE_INSIDE_ALLOCATE);
+            case 12 -> new Inject(Fault.CLOSE_INSIDE_DEALLOCATE);
             default -> new Query();
         };
     }

@@ -68,6 +68,9 @@ class ArenaModel implements ArenaSystem {
     boolean failDeallocate;
     boolean failRelease;
     boolean closeInAllocate;
+    boolean closeInDeallocate;
+    /** Whether a deallocation is the arena's own (free, close) rather than a drained record's owner's. */
+    boolean insideArena;
 
     @Override
     public String open(OpenParams p) {
@@ -178,7 +181,9 @@ class ArenaModel implements ArenaSystem {
         }
         lastFreed = rec;
         unaccount(rec.size());                                 // InFlightDrain: FreeAccount
+        insideArena = true;
         String fault = deallocateCall(rec);                    // InFlightDrain: FreeRelease
+        insideArena = false;
         if (fault != null) {
             failedReleases++;
             handlerLog.add("free: throws InjectedFault(" + fault + ")");
@@ -224,7 +229,9 @@ class ArenaModel implements ArenaSystem {
         List<String> suppressed = new ArrayList<>();
         if (drained != null) {
             for (Rec r : drained) {
+                insideArena = true;
                 String fault = deallocateCall(r);              // InFlightDrain: DrainRelease
+                insideArena = false;
                 if (fault != null) {
                     failedReleases++;
                     if (first == null) {
@@ -257,6 +264,15 @@ class ArenaModel implements ArenaSystem {
 
     /** The backend's deallocate: counts the call; returns the injected fault's label, or null. */
     private String deallocateCall(Rec r) {
+        if (closeInDeallocate) {                               // the backend's hook
+            closeInDeallocate = false;
+            if (insideArena) {
+                reentrantLog.add("close throws IllegalStateException"); // InFlightDrain: CloseRefused
+            } else {
+                String nested = close();
+                reentrantLog.add(nested.equals("ok") ? "close returned" : "close " + nested);
+            }
+        }
         releases.merge(r.handle(), 1, Integer::sum);
         if (failDeallocate) {
             failDeallocate = false;
@@ -288,6 +304,11 @@ class ArenaModel implements ArenaSystem {
     @Override
     public void failNextReleaseReserve() {
         failRelease = true;
+    }
+
+    @Override
+    public void closeInsideNextDeallocate() {
+        closeInDeallocate = true;
     }
 
     @Override

@@ -97,7 +97,7 @@ record ArenaScenario(OpenParams open, List<ArenaCommand> commands) {
 
     static ArenaCommand command(RandomnessSource in, long g) {
         long unit = g > 0 && Long.bitCount(g) == 1 ? g : 4096;
-        return switch (kind(in, 4, 30, 12, 30, 3, 3, 5, 5, 3, 3)) {
+        return switch (kind(in, 4, 30, 12, 30, 3, 3, 5, 5, 3, 3, 3)) {
             case 0 -> new Query();
             case 1 -> new Malloc(size(in, unit));
             case 2 -> new MallocAligned(size(in, unit), alignment(in, unit));
@@ -107,7 +107,8 @@ record ArenaScenario(OpenParams open, List<ArenaCommand> commands) {
             case 6 -> new Inject(Fault.ALLOCATE);
             case 7 -> new Inject(Fault.DEALLOCATE);
             case 8 -> new Inject(Fault.RELEASE_RESERVE);
-            default -> new Inject(Fault.CLOSE_INSIDE_ALLOCATE);
+            case 9 -> new Inject(Fault.CLOSE_INSIDE_ALLOCATE);
+            default -> new Inject(Fault.CLOSE_INSIDE_DEALLOCATE);
         };
     }
 

@@ -40,6 +40,13 @@ interface ArenaSystem {
     /** The next backend allocate first calls close() on the arena and records what it threw. */
     void closeInsideNextAllocate();
 
+    /**
+     * The next backend deallocate first calls close() on the arena and records the outcome:
+     * refused inside free and close (the arena's own calls), a normal close when the call is the
+     * owner's release of a drained record.
+     */
+    void closeInsideNextDeallocate();
+
     /** Every getter of the arena and the backend's ledger, by name. */
     Map<String, String> observe();
 

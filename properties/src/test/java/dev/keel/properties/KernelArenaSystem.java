@@ -118,15 +118,22 @@ class KernelArenaSystem implements ArenaSystem {
     }
 
     @Override
+    public void closeInsideNextDeallocate() {
+        backend.runInsideNextDeallocate(this::closeFromBackend);
+    }
+
+    @Override
     public void closeInsideNextAllocate() {
-        backend.runInsideNextAllocate(() -> {
-            try {
-                arena.close();
-                reentrantLog.add("close returned");
-            } catch (RuntimeException e) {
-                reentrantLog.add("close " + Render.thrown(e));
-            }
-        });
+        backend.runInsideNextAllocate(this::closeFromBackend);
+    }
+
+    private void closeFromBackend() {
+        try {
+            arena.close();
+            reentrantLog.add("close returned");
+        } catch (RuntimeException e) {
+            reentrantLog.add("close " + Render.thrown(e));
+        }
     }
 
     @Override

@@ -12,8 +12,8 @@ import java.util.TreeMap;
  * releases of the reserve, and every call that broke the contract (a deallocation whose range
  * does not match its handle, an allocation outside the reserve or off the granularity). Faults
  * are scripted: the next allocate, deallocate or releaseReserve can be told to throw an
- * {@link InjectedFault}, and the next allocate can first call a hook (used to close the arena
- * from inside its own backend call).
+ * {@link InjectedFault}, and the next allocate or deallocate can first call a hook (used to close
+ * the arena from inside its own backend call).
  *
  * <p>{@link ArenaModel} keeps the same ledger by the same rules, so the two are compared as the
  * observation maps {@link #observe} returns.
@@ -48,6 +48,7 @@ final class RecordingBackend implements VmmBackend {
     private boolean failDeallocate;
     private boolean failRelease;
     private Runnable insideNextAllocate;
+    private Runnable insideNextDeallocate;
 
     RecordingBackend(long granularity, long reserveBase) {
         this.granularity = granularity;
@@ -68,6 +69,10 @@ final class RecordingBackend implements VmmBackend {
 
     void runInsideNextAllocate(Runnable hook) {
         insideNextAllocate = hook;
+    }
+
+    void runInsideNextDeallocate(Runnable hook) {
+        insideNextDeallocate = hook;
     }
 
     @Override
@@ -101,6 +106,11 @@ final class RecordingBackend implements VmmBackend {
 
     @Override
     public void deallocate(long va, long size, long handle) {
+        Runnable hook = insideNextDeallocate;
+        if (hook != null) {
+            insideNextDeallocate = null;
+            hook.run();
+        }
         Grant grant = grants.get(handle);
         if (grant == null || grant.va != va || grant.size != size) {
             violations.add("deallocate(" + Render.hex(va) + ", " + size + ", h" + handle + ") does not match a grant");

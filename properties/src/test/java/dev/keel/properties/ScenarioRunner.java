@@ -102,6 +102,7 @@ final class ScenarioRunner {
             case DEALLOCATE -> { kernel.failNextDeallocate(); model.failNextDeallocate(); }
             case RELEASE_RESERVE -> { kernel.failNextReleaseReserve(); model.failNextReleaseReserve(); }
             case CLOSE_INSIDE_ALLOCATE -> { kernel.closeInsideNextAllocate(); model.closeInsideNextAllocate(); }
+            case CLOSE_INSIDE_DEALLOCATE -> { kernel.closeInsideNextDeallocate(); model.closeInsideNextDeallocate(); }
         }
         return new String[] {command.toString(), "ok", "ok"};
     }
