@@ -110,10 +110,11 @@ public final class TlcRunner {
         System.out.println(headline);
         System.out.print(SummaryTable.console(results));
         System.out.println("[tlc] summary: " + summary + "; TLC output: " + targetDir.resolve("tlc"));
+        boolean diagramsCurrent = CounterexampleDocs.write(results, tlaDir, targetDir);
 
         List<ModelResult> wrong = results.stream().filter(r -> !r.asExpected()).toList();
         if (wrong.isEmpty()) {
-            return 0;
+            return diagramsCurrent ? 0 : 1;
         }
         wrong.forEach(TlcRunner::reportUnexpected);
         System.err.printf("%n[tlc] %d model(s) did not do what their keel-expect header says: %s%n",
