@@ -67,15 +67,33 @@ public final class TlcRunner {
     public static void main(String[] args) {
         int status;
         try {
-            status = fromSystemProperties().run();
+            status = fromSystemProperties().runReportingErrors();
         } catch (SetupException e) {
             System.err.println("[tlc] " + e.getMessage());
             status = 2;
-        } catch (IOException | InterruptedException e) {
-            System.err.println("[tlc] run aborted: " + e);
-            status = 2;
         }
         System.exit(status);
+    }
+
+    /**
+     * Runs the models as the build does, without exiting: the entry point for callers such as
+     * the {@code keel check} command. Prints a line per model as it finishes and the table,
+     * and writes TLC's output and the summary under {@code targetDir}.
+     *
+     * @param tlaDir    the directory of the .tla and .cfg files
+     * @param targetDir where TLC's output and the summary go
+     * @param deep      whether the deep models run too
+     * @param only      run only models whose cfg name contains one of these words (empty: all)
+     * @return the exit status {@link #main} would end with (0, 1 or 2, see above)
+     */
+    public static int run(Path tlaDir, Path targetDir, boolean deep, List<String> only) {
+        try {
+            return new TlcRunner(tlaDir, targetDir, deep ? Tier.DEEP : Tier.CI, List.copyOf(only), locateTlaTools())
+                    .runReportingErrors();
+        } catch (SetupException e) {
+            System.err.println("[tlc] " + e.getMessage());
+            return 2;
+        }
     }
 
     private static TlcRunner fromSystemProperties() throws SetupException {
@@ -87,6 +105,23 @@ public final class TlcRunner {
                     Tier.parse(System.getProperty("keel.tlc.tier", "ci").strip()), only, locateTlaTools());
         } catch (IllegalArgumentException e) {
             throw new SetupException(e.getMessage());
+        }
+    }
+
+    /** {@link #run()}, with a failure to run the models printed and turned into status 2. */
+    private int runReportingErrors() {
+        try {
+            return run();
+        } catch (SetupException e) {
+            System.err.println("[tlc] " + e.getMessage());
+            return 2;
+        } catch (IOException e) {
+            System.err.println("[tlc] run aborted: " + e);
+            return 2;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            System.err.println("[tlc] run aborted: " + e);
+            return 2;
         }
     }
 

@@ -1,0 +1,67 @@
+package dev.keel.cli;
+
+import dev.keel.spec.TlcRunner;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * {@code keel check}: runs the TLC models of {@code spec/tla} (the specs and their mutants) the
+ * way {@code ./mvnw verify} does, through the spec module's {@link TlcRunner}, so that a reviewer
+ * can re-verify the specs without knowing Maven. The runner prints a line per model as it
+ * finishes and the table; TLC's full output goes to {@code cli/target/check/tlc/}.
+ */
+final class CheckCommand implements Command {
+
+    /** Where the repository root comes from: the {@code ./keel} script sets it. */
+    static final String HOME_PROPERTY = "keel.home";
+
+    @Override
+    public String name() {
+        return "check";
+    }
+
+    @Override
+    public String summary() {
+        return "model-check the TLA+ specs and their mutants with TLC, and print the table";
+    }
+
+    @Override
+    public String usage() {
+        return """
+                Usage: keel check [--deep] [--spec NAME]
+
+                Runs TLC on every model of spec/tla (MC*.cfg): each spec's models must hold and
+                each mutant must fail with the violation its header names. Prints a line per
+                model as it finishes, then the results table (also written to
+                cli/target/check/tlc-summary.md, with TLC's full output under cli/target/check/tlc/).
+
+                Options:
+                  --deep        also run the deep models (minutes each instead of seconds)
+                  --spec NAME   only the models whose name contains NAME, e.g. CasBump,
+                                InFlightDrain, LockOrdering or MutantHostFirst
+                  -h, --help    this help
+
+                Exit status: 0 every model did what its header expects, 1 one did not,
+                2 bad arguments or the models could not be run.
+                """;
+    }
+
+    @Override
+    public int run(List<String> args, PrintStream out, PrintStream err) throws UsageException {
+        Arguments arguments = Arguments.parse(this, args, Set.of("--spec"), Set.of("--deep"));
+        List<String> only = arguments.value("--spec").map(String::strip).stream().toList();
+        Path home = Path.of(System.getProperty(HOME_PROPERTY, "."));
+        Path tla = home.resolve("spec").resolve("tla");
+        if (!Files.isDirectory(tla)) {
+            err.println("keel check: no TLA+ models at " + tla.toAbsolutePath().normalize()
+                    + " (set -D" + HOME_PROPERTY + " to the repository root; ./keel does)");
+            return Keel.EXIT_USAGE;
+        }
+        out.flush();
+        return TlcRunner.run(tla, home.resolve("cli").resolve("target").resolve("check"),
+                arguments.flag("--deep"), only);
+    }
+}

@@ -1,0 +1,133 @@
+package dev.keel.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import dev.keel.DeviceAllocator;
+import dev.keel.DeviceOutOfMemoryException;
+import dev.keel.VmmBackend;
+import java.util.HashMap;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** The demo's leak proof rests on these two wrappers: they must see a leak, and not cause one. */
+class BackendWrappersTest {
+
+    private static final long PAGE = 4096;
+
+    /** A device that maps nothing, hands out handles 1, 2, ... and fails allocations on request. */
+    private static final class FakeDevice implements VmmBackend {
+        final Map<Long, Long> live = new HashMap<>();
+        long nextHandle = 1;
+        boolean failNextAllocate;
+
+        @Override
+        public long granularity() {
+            return PAGE;
+        }
+
+        @Override
+        public long reserve(long bytes) {
+            return 1L << 40;
+        }
+
+        @Override
+        public long allocate(long va, long size) {
+            if (failNextAllocate) {
+                failNextAllocate = false;
+                throw new IllegalStateException("injected");
+            }
+            live.put(va, nextHandle);
+            return nextHandle++;
+        }
+
+        @Override
+        public void deallocate(long va, long size, long handle) {
+            live.remove(va);
+        }
+
+        @Override
+        public void releaseReserve(long base, long bytes) {
+        }
+    }
+
+    @Test
+    void countingSeesAHandleThatIsNeverReleased() {
+        CountingBackend counting = new CountingBackend(new FakeDevice());
+        long base = counting.reserve(16 * PAGE);
+        long first = counting.allocate(base, PAGE);
+        counting.allocate(base + PAGE, 2 * PAGE);
+        counting.deallocate(base, PAGE, first);
+
+        assertEquals(2, counting.allocations());
+        assertEquals(1, counting.deallocations());
+        assertEquals(1, counting.liveHandles());
+        assertEquals(2 * PAGE, counting.liveBytes());
+        assertEquals(1, counting.liveRanges());
+        assertEquals(0, counting.anomalies());
+    }
+
+    @Test
+    void countingSeesADoubleReleaseAndAWrongSize() {
+        CountingBackend counting = new CountingBackend(new FakeDevice());
+        long base = counting.reserve(16 * PAGE);
+        long handle = counting.allocate(base, PAGE);
+        counting.deallocate(base, PAGE, handle);
+        counting.deallocate(base, PAGE, handle);
+        long other = counting.allocate(base + PAGE, PAGE);
+        counting.deallocate(base + PAGE, 2 * PAGE, other);
+
+        assertEquals(2, counting.anomalies());
+        assertEquals(1, counting.liveHandles(), "the wrongly sized release did not count as one");
+    }
+
+    @Test
+    void countingAttributesEachReleaseToItsThreadsTag() throws InterruptedException {
+        CountingBackend counting = new CountingBackend(new FakeDevice());
+        long base = counting.reserve(16 * PAGE);
+        long a = counting.allocate(base, PAGE);
+        long b = counting.allocate(base + PAGE, PAGE);
+        Thread cleaner = new Thread(() -> counting.deallocate(base, PAGE, a));
+        cleaner.start();
+        cleaner.join();
+        CountingBackend.attributeCurrentThread(CountingBackend.Releaser.EXPLICIT_CLOSE);
+        try {
+            counting.deallocate(base + PAGE, PAGE, b);
+        } finally {
+            CountingBackend.attributeCurrentThread(CountingBackend.Releaser.CLEANER);
+        }
+        assertEquals(1, counting.deallocations(CountingBackend.Releaser.CLEANER));
+        assertEquals(1, counting.deallocations(CountingBackend.Releaser.EXPLICIT_CLOSE));
+        assertEquals(0, counting.deallocations(CountingBackend.Releaser.ARENA_CLOSE));
+    }
+
+    @Test
+    void capacityLimitTakesAndReturnsPhysicalMemory() {
+        DeviceAllocator physical = new DeviceAllocator(4 * PAGE);
+        FakeDevice device = new FakeDevice();
+        CapacityLimitedBackend limited = new CapacityLimitedBackend(device, physical);
+        long base = limited.reserve(64 * PAGE);
+
+        long handle = limited.allocate(base, 3 * PAGE);
+        assertEquals(3 * PAGE, physical.usedBytes());
+        assertThrows(DeviceOutOfMemoryException.class, () -> limited.allocate(base + 3 * PAGE, 2 * PAGE));
+        assertEquals(1, device.live.size(), "the device was not asked when the capacity said no");
+
+        limited.deallocate(base, 3 * PAGE, handle);
+        assertEquals(0, physical.usedBytes());
+        assertEquals(0, device.live.size());
+    }
+
+    @Test
+    void capacityLimitGivesTheBlockBackWhenTheDeviceFails() {
+        DeviceAllocator physical = new DeviceAllocator(4 * PAGE);
+        FakeDevice device = new FakeDevice();
+        CapacityLimitedBackend limited = new CapacityLimitedBackend(device, physical);
+        long base = limited.reserve(64 * PAGE);
+        device.failNextAllocate = true;
+
+        assertThrows(IllegalStateException.class, () -> limited.allocate(base, 2 * PAGE));
+        assertEquals(0, physical.usedBytes());
+        assertEquals(0, physical.liveCount());
+    }
+}

@@ -1,0 +1,49 @@
+package dev.keel.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.File;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@code keel check} reaches the spec module's runner with the repository's models. A full run
+ * takes minutes of TLC, so these cases stop before TLC starts; {@code ./keel check} runs it.
+ */
+class CheckCommandTest {
+
+    @Test
+    void aSpecThatMatchesNoModelIsReportedByTheRunner() {
+        // The runner prints to System.err itself.
+        PrintStream stderr = System.err;
+        ByteArrayOutputStream runnerErr = new ByteArrayOutputStream();
+        CommandLine result;
+        try {
+            System.setErr(new PrintStream(runnerErr, true, StandardCharsets.UTF_8));
+            result = CommandLine.run("check", "--spec", "NoSuchSpec");
+        } finally {
+            System.setErr(stderr);
+        }
+        String printed = runnerErr.toString(StandardCharsets.UTF_8);
+        assertEquals(Keel.EXIT_USAGE, result.status(), printed);
+        assertTrue(printed.contains("no model to run in ") && printed.contains("spec" + File.separator + "tla")
+                && printed.contains("[NoSuchSpec]"), printed);
+    }
+
+    @Test
+    void aMissingModelDirectoryIsReported() {
+        String home = System.getProperty(CheckCommand.HOME_PROPERTY);
+        System.setProperty(CheckCommand.HOME_PROPERTY, "/nonexistent");
+        try {
+            CommandLine result = CommandLine.run("check");
+            assertEquals(Keel.EXIT_USAGE, result.status());
+            assertTrue(result.errorLine().startsWith("keel check: no TLA+ models at /nonexistent/spec/tla"),
+                    result.err());
+        } finally {
+            System.setProperty(CheckCommand.HOME_PROPERTY, home);
+        }
+    }
+}
