@@ -3,6 +3,11 @@ package dev.keel.properties;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import static org.quicktheories.QuickTheory.qt;
+
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 
@@ -24,6 +29,21 @@ class AllocatorPropertiesTest {
     @Test
     void kernelAgreesWithTheModelOnEveryStep() {
         shrinking(AllocatorModel::new).check(AllocatorScenario.scenarios(40), 1000, System.nanoTime());
+    }
+
+    /** Every outcome occurs in generated runs, including a collection that frees enough to succeed. */
+    @Test
+    void theGeneratorReachesEveryOutcome() {
+        List<String> outcomes = List.of("-> returns h", "DeviceOutOfMemoryException", "IllegalArgumentException",
+                "IllegalStateException", "InjectedFault(collector", "attempts=3", "B): h");
+        Set<String> seen = new TreeSet<>();
+        qt().withFixedSeed(7).withExamples(400).forAll(AllocatorScenario.scenarios(40)).checkAssert(scenario -> {
+            String trace = String.join("\n", new AllocatorRunner(AllocatorModel::new).run(scenario).trace());
+            outcomes.stream().filter(trace::contains).forEach(seen::add);
+        });
+        Set<String> missing = new TreeSet<>(outcomes);
+        missing.removeAll(seen);
+        assertTrue(missing.isEmpty(), "never reached: " + missing);
     }
 
     /** Retries once more than the policy allows. */

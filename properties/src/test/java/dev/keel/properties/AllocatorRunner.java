@@ -66,6 +66,7 @@ final class AllocatorRunner {
                 return new ScenarioRunner.Result(failure, trace);
             }
         }
+        trace.add("  end: " + kernel.observe());
         String empty = kernel.observe().get("freeBytes").equals(String.valueOf(scenario.config().capacity()))
                 ? null : "LEAK: not empty after freeing every live block: " + kernel.observe();
         return new ScenarioRunner.Result(empty, trace);
