@@ -76,7 +76,7 @@ final class Demo {
         System.gc(); // so that "after" does not count Java heap pages the workers' garbage left touched
         ResidentMemory.Sample after = ResidentMemory.read();
         return new DemoReport(config, device, stats, arenas, elapsed, failures, out)
-                .print(stopped, before, peak == null ? null : peak.max(after), after);
+                .print(stopped, before, peak != null && after != null ? peak.max(after) : peak, after);
     }
 
     private List<Thread> startThreads(ArenaSlot arenas) {
@@ -121,7 +121,7 @@ final class Demo {
         }
     }
 
-    /** Samples resident memory and prints progress until the run's time is up; returns the peak. */
+    /** Samples resident memory and prints progress until the run's time is up; returns the peak (null if unknown). */
     private ResidentMemory.Sample monitor(ArenaSlot arenas, long start, ResidentMemory.Sample before)
             throws InterruptedException {
         long end = start + config.duration().toNanos();
@@ -129,7 +129,9 @@ final class Demo {
         for (long now = System.nanoTime(); running && now < end; now = System.nanoTime()) {
             Thread.sleep(Math.min(POLL_INTERVAL.toMillis(), Math.max(1, (end - now) / 1_000_000)));
             ResidentMemory.Sample sample = ResidentMemory.read();
-            peak = peak == null || sample == null ? sample : peak.max(sample);
+            if (peak != null && sample != null) {
+                peak = peak.max(sample);
+            }
             progress.maybeShow(System.nanoTime() - start, stats.operations.sum(),
                     device.backend().liveBytes(), config.capacity(), device.reclaimer().collections(),
                     stats.outOfMemory.sum(), arenas.opened());

@@ -65,8 +65,8 @@ final class DemoReport {
         out.println();
         out.printf(Locale.ROOT, "Summary: %s backend, %d threads, %.1f s%n", config.backend(), config.threads(),
                 seconds);
-        row("operations", String.format(Locale.ROOT, "%,d  (%,.0f/s: allocate, write, read back, then close,"
-                + " drop or keep)", operations, operations / seconds));
+        row("operations", String.format(Locale.ROOT, "%,d  (%,.0f/s: allocate, %sthen close, drop or keep)",
+                operations, operations / seconds, device.data().movesData() ? "write, read back, " : ""));
         row("buffers allocated", String.format(Locale.ROOT, "%,d, %s requested", backend.allocations(),
                 Sizes.format(stats.requestedBytes.sum())));
         row("bytes written / read", device.data().movesData()

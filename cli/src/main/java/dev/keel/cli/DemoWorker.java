@@ -54,14 +54,23 @@ final class DemoWorker implements Runnable {
     public void run() {
         CountingBackend.attributeCurrentThread(CountingBackend.Releaser.EXPLICIT_CLOSE);
         while (running.getAsBoolean()) {
-            Tensor tensor = allocate();
-            if (tensor != null && writeAndVerify(tensor)) {
-                stats.operations.increment();
-                decideFate(tensor);
-            }
+            step();
         }
         // What is still kept is left to the final arena close, which drains it.
         kept.clear();
+    }
+
+    /**
+     * One operation. Its own method so that a dropped buffer is unreachable once it returns: a
+     * local variable of the loop could keep the last buffer reachable (an interpreted frame's
+     * slots count as roots until overwritten) while the next allocation waits for it to be collected.
+     */
+    private void step() {
+        Tensor tensor = allocate();
+        if (tensor != null && writeAndVerify(tensor)) {
+            stats.operations.increment();
+            decideFate(tensor);
+        }
     }
 
     /** A new buffer in the current arena, or null if the arena closed under us or memory ran out. */

