@@ -39,6 +39,8 @@ final class TraceDiagram {
     private static final String ENVIRONMENT = "env";
     private static final int MAX_VALUE_CHARS = 36;
     private static final int MAX_CHANGES = 5;
+    private static final int MAX_ACTIONS = 14;
+    private static final int ACTIONS_PER_LINE = 6;
     private static final int MAX_MESSAGES = 36;
     private static final int KEPT_AT_START = 8;
 
@@ -262,12 +264,19 @@ final class TraceDiagram {
         return where.isEmpty() ? "" : "last state: " + String.join(", ", where);
     }
 
+    /** The actions of a run, six to a line; a very long run keeps its first and last four. */
     private static String summarise(List<String> actions) {
-        if (actions.size() <= 8) {
-            return String.join(", ", actions);
+        List<String> shown = actions;
+        if (actions.size() > MAX_ACTIONS) {
+            shown = new ArrayList<>(actions.subList(0, 4));
+            shown.add("... " + (actions.size() - 8) + " more ...");
+            shown.addAll(actions.subList(actions.size() - 4, actions.size()));
         }
-        return String.join(", ", actions.subList(0, 2)) + ", ... " + (actions.size() - 4) + " more ..., "
-                + String.join(", ", actions.subList(actions.size() - 2, actions.size()));
+        StringBuilder out = new StringBuilder();
+        for (int i = 0; i < shown.size(); i++) {
+            out.append(i == 0 ? "" : i % ACTIONS_PER_LINE == 0 ? ",<br/>" : ", ").append(shown.get(i));
+        }
+        return out.toString();
     }
 
     private static String value(String tla) {
