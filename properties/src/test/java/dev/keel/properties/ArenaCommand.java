@@ -60,6 +60,21 @@ sealed interface ArenaCommand {
         }
     }
 
+    /** The allocator shim's path: ActiveArena.malloc on this arena, activated for the call. */
+    record ActiveMalloc(long size) implements ArenaCommand {
+        @Override
+        public String toString() {
+            return "ActiveArena.malloc(" + size + ")";
+        }
+    }
+
+    record ActiveFree(Target target, int index) implements ArenaCommand {
+        @Override
+        public String toString() {
+            return "ActiveArena.free(" + target.name().toLowerCase() + " #" + index + ")";
+        }
+    }
+
     record CloseAndDrain() implements ArenaCommand {
         @Override
         public String toString() {

@@ -1,5 +1,7 @@
 package dev.keel.properties;
 
+import dev.keel.properties.ArenaCommand.ActiveFree;
+import dev.keel.properties.ArenaCommand.ActiveMalloc;
 import dev.keel.properties.ArenaCommand.Close;
 import dev.keel.properties.ArenaCommand.CloseAndDrain;
 import dev.keel.properties.ArenaCommand.Fault;
@@ -72,7 +74,7 @@ final class ArenaFuzzDriver {
     }
 
     private static ArenaCommand command(FuzzInput in, long unit) {
-        return switch (in.pick(0, 13)) {
+        return switch (in.pick(0, 15)) {
             case 0 -> new Malloc(in.pick(1, 4) * unit - in.pick(0, 1));
             case 1 -> new Malloc(in.anyLong());
             case 2 -> new MallocAligned(in.pick(1, 1 << 16), 1L << in.pick(0, 63));
@@ -86,6 +88,8 @@ final class ArenaFuzzDriver {
             case 10 -> new Inject(Fault.RELEASE_RESERVE);
             case 11 -> new Inject(Fault.CLOSE_INSIDE_ALLOCATE);
             case 12 -> new Inject(Fault.CLOSE_INSIDE_DEALLOCATE);
+            case 13 -> new ActiveMalloc(in.anyLong());
+            case 14 -> new ActiveFree(Target.values()[in.pick(0, 3)], in.pick(0, 7));
             default -> new Query();
         };
     }

@@ -165,6 +165,25 @@ class ArenaModel implements ArenaSystem {
         }
     }
 
+    /** ActiveArena: refuses an arena based at 0; malloc returns 0 and reports any error to the handler. */
+    @Override
+    public String activeMalloc(long size) {
+        if (base == 0) {
+            return "use throws IllegalArgumentException";
+        }
+        String result = malloc(size);
+        if (result.startsWith("throws")) {
+            handlerLog.add("malloc: " + result);
+            return "returns 0x0";
+        }
+        return result;
+    }
+
+    @Override
+    public String activeFree(long va) {
+        return base == 0 ? "use throws IllegalArgumentException" : free(va);
+    }
+
     /** InFlightDrain FreeAccount. */
     protected void unaccount(long size) {
         mapped -= size;

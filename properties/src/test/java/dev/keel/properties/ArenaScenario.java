@@ -1,5 +1,7 @@
 package dev.keel.properties;
 
+import dev.keel.properties.ArenaCommand.ActiveFree;
+import dev.keel.properties.ArenaCommand.ActiveMalloc;
 import dev.keel.properties.ArenaCommand.Close;
 import dev.keel.properties.ArenaCommand.CloseAndDrain;
 import dev.keel.properties.ArenaCommand.Fault;
@@ -97,7 +99,7 @@ record ArenaScenario(OpenParams open, List<ArenaCommand> commands) {
 
     static ArenaCommand command(RandomnessSource in, long g) {
         long unit = g > 0 && Long.bitCount(g) == 1 ? g : 4096;
-        return switch (kind(in, 4, 30, 12, 30, 3, 3, 5, 5, 3, 3, 3)) {
+        return switch (kind(in, 4, 30, 12, 30, 3, 3, 5, 5, 3, 3, 3, 4, 3)) {
             case 0 -> new Query();
             case 1 -> new Malloc(size(in, unit));
             case 2 -> new MallocAligned(size(in, unit), alignment(in, unit));
@@ -108,7 +110,9 @@ record ArenaScenario(OpenParams open, List<ArenaCommand> commands) {
             case 7 -> new Inject(Fault.DEALLOCATE);
             case 8 -> new Inject(Fault.RELEASE_RESERVE);
             case 9 -> new Inject(Fault.CLOSE_INSIDE_ALLOCATE);
-            default -> new Inject(Fault.CLOSE_INSIDE_DEALLOCATE);
+            case 10 -> new Inject(Fault.CLOSE_INSIDE_DEALLOCATE);
+            case 11 -> new ActiveMalloc(size(in, unit));
+            default -> new ActiveFree(Target.values()[kind(in, 60, 15, 15, 10)], (int) draw(in, 0, 7, 0));
         };
     }
 

@@ -49,5 +49,5 @@ class ArenaStatefulPropertiesTest {
     private static final List<String> OUTCOMES = List.of("-> returns", "-> opened", "IllegalArgumentException",
             "IllegalStateException", "ArenaClosedException", "ArenaExhaustedException", "InjectedFault(allocate",
             "InjectedFault(deallocate", "InjectedFault(releaseReserve", "drained [0x", "drained []",
-            "close throws IllegalStateException", "close returned");
+            "close throws IllegalStateException", "close returned", "-> returns 0x0", "malloc: throws");
 }

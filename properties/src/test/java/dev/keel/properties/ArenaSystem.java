@@ -26,6 +26,12 @@ interface ArenaSystem {
 
     String free(long va);
 
+    /** Activates the arena with {@code ActiveArena.use}, calls {@code ActiveArena.malloc(size)}, deactivates. */
+    String activeMalloc(long size);
+
+    /** Activates the arena, calls {@code ActiveArena.free(va)}, deactivates. */
+    String activeFree(long va);
+
     /** closeAndDrain(); then, as the owner of the drained records, deallocates each (in address order). */
     String closeAndDrain();
 

@@ -1,5 +1,6 @@
 package dev.keel.properties;
 
+import dev.keel.ActiveArena;
 import dev.keel.Allocation;
 import dev.keel.ArenaStats;
 import dev.keel.VmmArena;
@@ -64,6 +65,25 @@ class KernelArenaSystem implements ArenaSystem {
             return "ok";
         } catch (RuntimeException e) {
             return Render.thrown(e);
+        }
+    }
+
+    @Override
+    public String activeMalloc(long size) {
+        try (ActiveArena.Scope scope = ActiveArena.use(arena)) {
+            return "returns " + Render.hex(ActiveArena.malloc(size));
+        } catch (RuntimeException e) {
+            return "use " + Render.thrown(e);
+        }
+    }
+
+    @Override
+    public String activeFree(long va) {
+        try (ActiveArena.Scope scope = ActiveArena.use(arena)) {
+            ActiveArena.free(va);
+            return "ok";
+        } catch (RuntimeException e) {
+            return "use " + Render.thrown(e);
         }
     }
 

@@ -1,5 +1,7 @@
 package dev.keel.properties;
 
+import dev.keel.properties.ArenaCommand.ActiveFree;
+import dev.keel.properties.ArenaCommand.ActiveMalloc;
 import dev.keel.properties.ArenaCommand.Close;
 import dev.keel.properties.ArenaCommand.CloseAndDrain;
 import dev.keel.properties.ArenaCommand.Free;
@@ -86,6 +88,14 @@ final class ScenarioRunner {
         if (command instanceof Free c) {
             long va = FreeTargets.resolve(c, model);
             return new String[] {c + " = free(" + Render.hex(va) + ")", kernel.free(va), model.free(va)};
+        }
+        if (command instanceof ActiveMalloc c) {
+            return new String[] {c.toString(), kernel.activeMalloc(c.size()), model.activeMalloc(c.size())};
+        }
+        if (command instanceof ActiveFree c) {
+            long va = FreeTargets.resolve(new Free(c.target(), c.index()), model);
+            return new String[] {c + " = ActiveArena.free(" + Render.hex(va) + ")", kernel.activeFree(va),
+                model.activeFree(va)};
         }
         if (command instanceof FreeAddress c) {
             return new String[] {c.toString(), kernel.free(c.va()), model.free(c.va())};
