@@ -15,8 +15,12 @@ import java.util.Queue;
  */
 final class DemoReport {
 
-    /** How far above its starting point resident memory may end: the JVM keeps some of the heap it grew. */
-    private static final long RESIDENT_SLACK_BYTES = 32L << 20;
+    /**
+     * How far above its starting point resident memory may end: the JVM's own growth during the
+     * run (JIT-compiled code, metaspace, the compiler's malloc arenas, which glibc keeps), measured
+     * at 8 to 28 MiB on the demo's machines, with and without device memory.
+     */
+    private static final long RESIDENT_SLACK_BYTES = 48L << 20;
 
     private final Demo.Config config;
     private final DemoDevice device;
@@ -125,11 +129,11 @@ final class DemoReport {
         }
         long growth = after.rssAnon() - before.rssAnon();
         long allowed = Math.max(RESIDENT_SLACK_BYTES, (peak.rssAnon() - before.rssAnon()) / 10);
-        check("resident memory", String.format(Locale.ROOT, "RssAnon %s before, %s peak, %s after (%s%s;"
-                + " VmRSS %s / %s / %s)", Sizes.format(before.rssAnon()), Sizes.format(peak.rssAnon()),
-                Sizes.format(after.rssAnon()), growth >= 0 ? "+" : "", Sizes.format(growth),
-                Sizes.format(before.rss()), Sizes.format(peak.rss()), Sizes.format(after.rss())),
-                growth <= allowed);
+        check("resident memory", String.format(Locale.ROOT, "RssAnon %s before, %s peak, %s after (%s%s, at most"
+                + " %s allowed for the JVM's own growth; VmRSS %s / %s / %s)", Sizes.format(before.rssAnon()),
+                Sizes.format(peak.rssAnon()), Sizes.format(after.rssAnon()), growth >= 0 ? "+" : "",
+                Sizes.format(growth), Sizes.format(allowed), Sizes.format(before.rss()), Sizes.format(peak.rss()),
+                Sizes.format(after.rss())), growth <= allowed);
     }
 
     private void printFailures() {

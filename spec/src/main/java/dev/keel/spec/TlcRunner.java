@@ -190,7 +190,8 @@ public final class TlcRunner {
         }
         if (selected.isEmpty()) {
             throw new SetupException("no model to run in " + tlaDir + (only.isEmpty() ? "" : " matching " + only)
-                    + (otherTier > 0 ? " (" + otherTier + " deep model(s) match: add -Pdeep)" : ""));
+                    + (otherTier > 0 ? " (" + otherTier + " deep model(s) match: add -Pdeep, or --deep to keel check)"
+                            : ""));
         }
         return selected;
     }
