@@ -31,7 +31,6 @@ final class CountingBackend implements VmmBackend {
     private final Map<Long, Live> live = new ConcurrentHashMap<>();
     private final Map<Long, Long> ranges = new ConcurrentHashMap<>();
     private final LongAdder allocations = new LongAdder();
-    private final LongAdder allocatedBytes = new LongAdder();
     private final LongAdder reserves = new LongAdder();
     private final LongAdder releases = new LongAdder();
     private final LongAdder anomalies = new LongAdder();
@@ -70,7 +69,6 @@ final class CountingBackend implements VmmBackend {
             anomalies.increment(); // an address handed out twice: the proof must fail
         }
         allocations.increment();
-        allocatedBytes.add(size);
         liveBytes.add(size);
         return handle;
     }
@@ -95,10 +93,6 @@ final class CountingBackend implements VmmBackend {
 
     long allocations() {
         return allocations.sum();
-    }
-
-    long allocatedBytes() {
-        return allocatedBytes.sum();
     }
 
     long deallocations(Releaser releaser) {

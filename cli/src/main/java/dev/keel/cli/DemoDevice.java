@@ -72,16 +72,15 @@ final class DemoDevice implements AutoCloseable {
                 yield new DemoDevice(name, new CountingBackend(new CapacityLimitedBackend(cuda, physical)),
                         physical, reclaimer, DataPath.cuda(cuda, maxBufferBytes), cuda);
             }
-            case "sim" -> {
-                SimulatedDevice sim = SimulatedDevice.builder(physical).build();
-                yield new DemoDevice(name, new CountingBackend(sim), physical, reclaimer, DataPath.NONE, sim);
-            }
+            case "sim" -> simulated(physical, reclaimer);
             default -> throw new IllegalArgumentException("unknown backend '" + name + "'");
         };
     }
 
-    String name() {
-        return name;
+    /** A simulated device on {@code physical}, whose pressure callback is {@code reclaimer}. */
+    static DemoDevice simulated(DeviceAllocator physical, GcReclaimer reclaimer) {
+        SimulatedDevice sim = SimulatedDevice.builder(physical).build();
+        return new DemoDevice("sim", new CountingBackend(sim), physical, reclaimer, DataPath.NONE, sim);
     }
 
     /** What the arenas are opened on: the outermost backend, which counts. */

@@ -3,7 +3,13 @@ package dev.keel.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.keel.DeviceAllocator;
+import dev.keel.GcReclaimer;
 import dev.keel.backends.CudaBackend;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -33,6 +39,24 @@ class DemoTest {
         // 64 MiB at the simulated 2 MiB granularity is 32 mappings: the capacity must have run out
         // and a collection must have run. (How much it freed depends on timing: not asserted.)
         assertTrue(number(out, "pressure collections\\s+([0-9,]+)") > 0, out);
+    }
+
+    @Test
+    void theLeakProofFailsWhenDeviceMemoryIsNotReturned() throws InterruptedException {
+        GcReclaimer reclaimer = new GcReclaimer();
+        DeviceAllocator physical = DeviceAllocator.builder(64L << 20).pressureCallback(reclaimer).build();
+        physical.allocate(2L << 20); // a block that no arena owns and nobody frees
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+
+        int status = new Demo(new Demo.Config("sim", 2, Duration.ofMillis(500), 64L << 20),
+                DemoDevice.simulated(physical, reclaimer), new PrintStream(out, true, StandardCharsets.UTF_8), false)
+                .run();
+
+        String report = out.toString(StandardCharsets.UTF_8);
+        assertEquals(Keel.EXIT_FAILED, status, report);
+        assertTrue(report.lines().anyMatch(line -> line.strip().startsWith("device memory")
+                && line.contains("FAILED") && line.contains("2.0 MiB of 64.0 MiB in use, 1 blocks")), report);
+        assertTrue(report.contains("keel demo: FAILED"), report);
     }
 
     @Test
