@@ -158,7 +158,7 @@ final class Demo {
         try {
             arenas.closeLast();
             device.close();
-        } catch (Exception e) {
+        } catch (RuntimeException e) {
             failures.add(e);
         }
     }
