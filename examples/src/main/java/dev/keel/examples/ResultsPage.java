@@ -52,8 +52,10 @@ public final class ResultsPage {
 
                 What the checks and benchmarks printed on their last run, copied from the build's output
                 files by `ResultsPage` (module `examples`), which writes `examples/target/results.md` in
-                every `./mvnw verify`; this page is a copy of it. Each section names the file it comes from
-                and when that file was written. What the checks mean is in [specs.md](specs.md),
+                every `./mvnw verify`; this page is a copy of one such run (refresh it with
+                `cp examples/target/results.md docs/results.md` after a full `./mvnw verify`, adding
+                `-Pbench` for new benchmark figures). Each section names the file it comes from and when
+                that file was written; the figures are copied as the tools printed them. What the checks mean is in [specs.md](specs.md),
                 [verification.md](verification.md) and [performance.md](performance.md); the
                 counterexamples of the failing models are drawn in [counterexamples.md](counterexamples.md).
                 """);
@@ -95,18 +97,23 @@ public final class ResultsPage {
         return verbatim(text.replaceFirst("\\A# [^\\n]*\\n+", ""));
     }
 
-    /** One row per benchmark and parameter set: JMH's score and error, and the CPU time where measured. */
+    /**
+     * One row per benchmark and parameter set: JMH's score and error, and where the benchmark
+     * recorded them (the bench module's {@code CpuClock}), its threads' CPU time divided by the
+     * operations they completed.
+     */
     @SuppressWarnings("unchecked")
     String jmhTable(String json) {
         List<Object> runs = (List<Object>) new Json(json).value();
         StringBuilder out = new StringBuilder(
-                "| benchmark | params | threads | mode | score | ± error (99.9%) | unit | CPU ns/op |\n"
+                "| benchmark | params | threads | mode | score | ± error (99.9%) | unit | CPU ns/op (cpuNanos / ops) |\n"
                         + "| :--- | :--- | ---: | :--- | ---: | ---: | :--- | ---: |\n");
         for (Object element : runs) {
             Map<String, Object> run = (Map<String, Object>) element;
             Map<String, Object> primary = (Map<String, Object>) run.get("primaryMetric");
             Map<String, Object> secondary = (Map<String, Object>) run.getOrDefault("secondaryMetrics", Map.of());
             Map<String, Object> cpu = (Map<String, Object>) secondary.get("cpuNanos");
+            Map<String, Object> ops = (Map<String, Object>) secondary.get("ops");
             String benchmark = String.valueOf(run.get("benchmark")).replaceFirst("^.*\\.(\\w+\\.\\w+)$", "$1");
             Map<String, Object> params = (Map<String, Object>) run.getOrDefault("params", Map.of());
             out.append("| `").append(benchmark).append("` | ")
@@ -116,7 +123,8 @@ public final class ResultsPage {
                     .append(number(primary.get("score"), 1)).append(" | ")
                     .append(number(primary.get("scoreError"), 1)).append(" | ")
                     .append(primary.get("scoreUnit")).append(" | ")
-                    .append(cpu == null ? "" : number(cpu.get("score"), 1)).append(" |\n");
+                    .append(cpu == null || ops == null ? "" : number(
+                            (Double) cpu.get("score") / (Double) ops.get("score"), 1)).append(" |\n");
         }
         return out.toString();
     }

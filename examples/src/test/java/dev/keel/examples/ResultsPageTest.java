@@ -24,12 +24,13 @@ class ResultsPageTest {
                     "params" : { "arena" : "VmmArena" },
                     "primaryMetric" : { "score" : 88.4583, "scoreError" : 24.42, "scoreUnit" : "ns/op",
                                         "rawData" : [ [ 88.1, 89.0 ] ] },
-                    "secondaryMetrics" : { "cpuNanos" : { "score" : 61.25, "scoreError" : "NaN", "scoreUnit" : "ns" } }
+                    "secondaryMetrics" : { "cpuNanos" : { "score" : 6125.0, "scoreError" : "NaN", "scoreUnit" : "#" },
+                                           "ops" : { "score" : 100.0, "scoreError" : "NaN", "scoreUnit" : "#" } }
                 } ]
                 """;
         String table = new ResultsPage(null).jmhTable(json);
         assertEquals(List.of(
-                "| benchmark | params | threads | mode | score | ± error (99.9%) | unit | CPU ns/op |",
+                "| benchmark | params | threads | mode | score | ± error (99.9%) | unit | CPU ns/op (cpuNanos / ops) |",
                 "| :--- | :--- | ---: | :--- | ---: | ---: | :--- | ---: |",
                 "| `PairBenchmark.oneThread` | arena=VmmArena | 1 | avgt | 88.5 | 24.4 | ns/op | 61.3 |"),
                 table.lines().toList());
