@@ -53,9 +53,11 @@ public final class ResultsPage {
                 What the checks and benchmarks printed on their last run, copied from the build's output
                 files by `ResultsPage` (module `examples`), which writes `examples/target/results.md` in
                 every `./mvnw verify`; this page is a copy of one such run (refresh it with
-                `cp examples/target/results.md docs/results.md` after a full `./mvnw verify`, adding
-                `-Pbench` for new benchmark figures). Each section names the file it comes from and when
-                that file was written; the figures are copied as the tools printed them. What the checks mean is in [specs.md](specs.md),
+                `cp examples/target/results.md docs/results.md` after a full `./mvnw verify`). Each section
+                names the file it comes from and when that file was written, so figures left by an earlier
+                run show as such: the benchmarks, for example, come from the last `./mvnw -Pbench verify`,
+                whose `bench` module builds after this one. The figures are copied as the tools printed
+                them. What the checks mean is in [specs.md](specs.md),
                 [verification.md](verification.md) and [performance.md](performance.md); the
                 counterexamples of the failing models are drawn in [counterexamples.md](counterexamples.md).
                 """);
