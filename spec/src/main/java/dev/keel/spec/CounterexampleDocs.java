@@ -55,7 +55,7 @@ final class CounterexampleDocs {
             that belong to no thread. Each arrow is a run of steps by one thread, labelled with the
             spec's action names and the variables they changed (new values; `pc` left out). An arrow
             to `shared` changed shared state; an arrow to the thread itself changed only its own
-            variables. The step the mutant replaced is marked `mutant`. The note at the end quotes TLC
+            variables. The step the mutant replaced is marked `mutant`, on a red background. The note at the end quotes TLC
             and says where each thread stopped; a `loop` block is the part of a liveness
             counterexample that repeats for ever.
             """;

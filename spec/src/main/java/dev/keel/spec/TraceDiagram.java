@@ -24,7 +24,7 @@ import java.util.Set;
  * of one process are merged into one message with the net changes, which keeps long traces short
  * without hiding an interleaving. A step of an action defined in a mutant module (a module whose
  * name contains {@code Mutant}) stays a message of its own, marked {@code mutant}, because it is
- * the step the diagram is about.
+ * the step the diagram is about, on a red background.
  *
  * <p><b>The end.</b> A note across all participants says what TLC reported and where each thread
  * stopped. A lasso (liveness) draws its repeating part inside a {@code loop} block; a trace that
@@ -40,7 +40,8 @@ final class TraceDiagram {
     private static final int MAX_VALUE_CHARS = 36;
     private static final int MAX_CHANGES = 5;
     private static final int MAX_ACTIONS = 14;
-    private static final int ACTIONS_PER_LINE = 6;
+    private static final int ACTIONS_PER_LINE = 7;
+    private static final String MUTANT_COLOUR = "rgb(255, 225, 225)";
     private static final int MAX_MESSAGES = 36;
     private static final int KEPT_AT_START = 8;
 
@@ -125,8 +126,14 @@ final class TraceDiagram {
             if (!m.changes().isEmpty()) {
                 label += "<br/>" + String.join(", ", m.changes());
             }
-            out.append(indent).append(m.actor()).append("->>").append(m.touchesShared() ? SHARED : m.actor())
-                    .append(": ").append(label).append('\n');
+            String arrow = m.actor() + "->>" + (m.touchesShared() ? SHARED : m.actor()) + ": " + label + "\n";
+            if (m.mutant()) {
+                out.append(indent).append("rect ").append(MUTANT_COLOUR).append('\n')
+                        .append(indent).append("    ").append(arrow)
+                        .append(indent).append("end\n");
+            } else {
+                out.append(indent).append(arrow);
+            }
         }
     }
 

@@ -45,7 +45,9 @@ class TraceDiagramTest {
                     participant shared
                     h1->>shared: CallerEnter<br/>host = h1
                     n1->>shared: CallerEnter, AllocLock, AllocTry<br/>attempts = 1, mutex = n1
-                    n1->>n1: mutant PressureEnterHostFirst<br/>ret = unlock, owed = {1, 2}
+                    rect rgb(255, 225, 225)
+                        n1->>n1: mutant PressureEnterHostFirst<br/>ret = unlock, owed = {1, 2}
+                    end
                     Note over h1,shared: Deadlock reached<br/>last state: h1 at lock, n1 at hostAcquire, fin at idle
                 """, TraceDiagram.mermaid(TlcTrace.parse(HOST_FIRST), "Deadlock reached"));
     }
