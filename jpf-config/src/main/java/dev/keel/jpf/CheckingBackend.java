@@ -1,0 +1,146 @@
+package dev.keel.jpf;
+
+import dev.keel.VmmBackend;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.concurrent.atomic.AtomicLongArray;
+
+/**
+ * A {@link VmmBackend} that remembers every grant and counts every release, so that a scenario
+ * can check at its end that each handle was released exactly once and that no two live grants
+ * overlap. Handles are 1, 2, 3, ... in grant order, at most {@link #MAX_GRANTS}.
+ *
+ * <p>Its state is a few atomic arrays rather than collections: every access is a step a model
+ * checker may interleave, and fewer, simpler steps keep the explored state space small. The
+ * checks read the arrays once the scenario's threads have been joined.
+ */
+public final class CheckingBackend implements VmmBackend {
+
+    /** The most grants one scenario makes. */
+    public static final int MAX_GRANTS = 16;
+
+    private final long granularity;
+    private final long base;
+    private final long failingSize;
+    private final AtomicInteger grants = new AtomicInteger();
+    private final AtomicLongArray grantVa = new AtomicLongArray(MAX_GRANTS + 1);
+    private final AtomicLongArray grantSize = new AtomicLongArray(MAX_GRANTS + 1);
+    private final AtomicIntegerArray releases = new AtomicIntegerArray(MAX_GRANTS + 1);
+    private final AtomicInteger badReleases = new AtomicInteger();
+    private final AtomicInteger reserveReleases = new AtomicInteger();
+    private volatile Runnable insideCall;
+
+    /**
+     * A backend of the given granularity whose reserve returns {@code base}; an {@code allocate}
+     * of exactly {@code failingSize} bytes throws {@link MappingFailure} (0: none fails).
+     */
+    public CheckingBackend(long granularity, long base, long failingSize) {
+        this.granularity = granularity;
+        this.base = base;
+        this.failingSize = failingSize;
+    }
+
+    /** Runs {@code action} inside every later allocate and deallocate call, before its effect. */
+    public void runInsideCalls(Runnable action) {
+        insideCall = action;
+    }
+
+    @Override
+    public long granularity() {
+        return granularity;
+    }
+
+    @Override
+    public long reserve(long bytes) {
+        return base;
+    }
+
+    @Override
+    public long allocate(long va, long size) {
+        runInsideCall();
+        if (size == failingSize) {
+            throw new MappingFailure(va, size);
+        }
+        int handle = grants.incrementAndGet();
+        Scenario.check(handle <= MAX_GRANTS, "more than " + MAX_GRANTS + " grants");
+        grantVa.set(handle, va);
+        grantSize.set(handle, size);
+        return handle;
+    }
+
+    @Override
+    public void deallocate(long va, long size, long handle) {
+        runInsideCall();
+        if (handle < 1 || handle > grants.get() || grantVa.get((int) handle) != va
+                || grantSize.get((int) handle) != size) {
+            badReleases.incrementAndGet();
+            return;
+        }
+        releases.incrementAndGet((int) handle);
+    }
+
+    @Override
+    public void releaseReserve(long base, long bytes) {
+        reserveReleases.incrementAndGet();
+    }
+
+    private void runInsideCall() {
+        Runnable action = insideCall;
+        if (action != null) {
+            action.run();
+        }
+    }
+
+    /** Grants made so far. */
+    public int grantCount() {
+        return grants.get();
+    }
+
+    /** Grants not released yet. */
+    public int liveCount() {
+        int live = 0;
+        for (int h = 1; h <= grants.get(); h++) {
+            if (releases.get(h) == 0) {
+                live++;
+            }
+        }
+        return live;
+    }
+
+    /** Whether {@code handle} was granted and has not been released. */
+    public boolean isLive(long handle) {
+        return handle >= 1 && handle <= grants.get() && releases.get((int) handle) == 0;
+    }
+
+    /** How often {@code releaseReserve} was called. */
+    public int reserveReleases() {
+        return reserveReleases.get();
+    }
+
+    /** Fails unless every grant so far was released exactly once and no release named an unknown grant. */
+    public void checkEveryGrantReleasedOnce() {
+        Scenario.check(badReleases.get() == 0, badReleases.get() + " release(s) of a range never granted");
+        for (int h = 1; h <= grants.get(); h++) {
+            Scenario.check(releases.get(h) == 1, "handle " + h + " at 0x" + Long.toHexString(grantVa.get(h))
+                    + " released " + releases.get(h) + " times, expected exactly once");
+        }
+    }
+
+    /** Fails if two grants that are live at the same time overlap, or any release was of an unknown grant. */
+    public void checkLiveGrantsDisjoint() {
+        Scenario.check(badReleases.get() == 0, badReleases.get() + " release(s) of a range never granted");
+        for (int a = 1; a <= grants.get(); a++) {
+            for (int b = a + 1; b <= grants.get(); b++) {
+                if (releases.get(a) == 0 && releases.get(b) == 0) {
+                    Scenario.check(disjoint(grantVa.get(a), grantSize.get(a), grantVa.get(b), grantSize.get(b)),
+                            "live grants " + a + " and " + b + " overlap at 0x" + Long.toHexString(grantVa.get(b)));
+                }
+            }
+        }
+    }
+
+    /** Whether {@code [a, a + aSize)} and {@code [b, b + bSize)} share no byte (addresses unsigned). */
+    static boolean disjoint(long a, long aSize, long b, long bSize) {
+        return Long.compareUnsigned(a + aSize, b) <= 0 || Long.compareUnsigned(b + bSize, a) <= 0;
+    }
+}

@@ -1,0 +1,78 @@
+package dev.keel.jpf;
+
+import org.jetbrains.lincheck.Lincheck;
+import org.jetbrains.lincheck.LincheckSettings;
+
+/**
+ * Runs a scenario driver under Lincheck's model checker and reports what happened.
+ *
+ * <p>{@link Lincheck#runConcurrentTest} runs the driver's {@code run()} many times, each time
+ * choosing a different interleaving of the threads it starts: it switches threads at shared
+ * memory accesses, lock and park operations and thread starts and joins, and detects
+ * deadlocks and livelocks (all threads blocked or spinning). It explores interleavings under
+ * <em>sequential consistency</em>: every read sees the latest write in one global order. So it
+ * finds atomicity and ordering bugs of the algorithm (a check and an act split by another
+ * thread, a lock cycle, a lost wake-up), but not bugs that need a weaker memory model, such as a
+ * release store overtaken by a later load (the jcstress tests cover those two cases), and only
+ * interleavings within its budget of invocations: a pass is evidence, not a proof.
+ */
+final class DriverRun {
+
+    /** A run's result: whether the driver passed, how long it took, and the first lines of the failure. */
+    record Outcome(boolean passed, double seconds, String reason, String report) {
+    }
+
+    /**
+     * Lincheck's defaults but for {@code loopIterationsBeforeThreadSwitch}: with the default of 10,
+     * Lincheck 3.7 stops exploring interleavings once the main thread has run any loop of more than
+     * 10 iterations before it starts the scenario's threads (the arena's table constructor runs
+     * one of 16); every later invocation then runs the threads one after another and a racy mutant
+     * passes. Only the internal entry point takes settings; the public one uses the defaults.
+     */
+    private static final LincheckSettings SETTINGS = new LincheckSettings(true, 64, 1000, 20);
+
+    private DriverRun() {
+    }
+
+    /** Runs {@code driver}, loaded by {@code loader}, for its number of invocations. */
+    static Outcome lincheck(ClassLoader loader, Driver driver) {
+        Runnable scenario = newScenario(loader, driver);
+        long start = System.nanoTime();
+        try {
+            Lincheck.runConcurrentTestInternal$lincheck(driver.invocations(), SETTINGS, scenario);
+            return new Outcome(true, secondsSince(start), "", "");
+        } catch (Throwable failure) {
+            String report = String.valueOf(failure.getMessage());
+            return new Outcome(false, secondsSince(start), reason(failure, report), report);
+        }
+    }
+
+    /**
+     * The driver as a {@link Runnable} instance, created before the run: Lincheck does not look
+     * inside reflective calls, so a driver invoked through {@code Method.invoke} would run
+     * unobserved, one thread after another.
+     */
+    private static Runnable newScenario(ClassLoader loader, Driver driver) {
+        try {
+            return (Runnable) Class.forName(driver.className(), true, loader).getConstructor().newInstance();
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException("driver " + driver.className() + " not loadable: " + e, e);
+        }
+    }
+
+    /** The line of Lincheck's report that says what went wrong: the driver's check, or a hang. */
+    static String reason(Throwable failure, String report) {
+        for (String line : report.split("\n")) {
+            String l = line.strip();
+            if (l.contains("AssertionError") || l.contains("hung") || l.contains("eadlock")
+                    || l.contains("Exception:") || l.contains("ivelock")) {
+                return l.length() > 160 ? l.substring(0, 157) + "..." : l;
+            }
+        }
+        return failure.getClass().getSimpleName();
+    }
+
+    private static double secondsSince(long start) {
+        return (System.nanoTime() - start) / 1e9;
+    }
+}

@@ -1,0 +1,118 @@
+package dev.keel.jpf;
+
+import java.util.List;
+
+/**
+ * Kernel variants with one bug each, made at test time from the real kernel sources (see
+ * {@link MutantKernel}), each with the driver that must catch it. The first seven are issue 4's
+ * list; the last three give the remaining drivers a bug of their own, so that every driver is
+ * shown able to fail.
+ */
+enum KernelMutant {
+
+    CHECK_BEFORE_ENTER("(1) state checked before in_flight is incremented", Driver.DRAIN,
+            new Patch("dev/keel/VmmArena.java", """
+                    cell.enter();                                          // InFlightDrain: MallocEnter
+                    try {
+                        if (state != OPEN) {                               // InFlightDrain: MallocCheckOpen
+                            throw new ArenaClosedException(this + " is closed");
+                        }
+                    """, """
+                    if (state != OPEN) { // MUTANT: MallocCheckOpen before MallocEnter
+                        throw new ArenaClosedException(this + " is closed");
+                    }
+                    cell.enter();
+                    try {
+                    """)),
+
+    FREE_WITHOUT_GUARD("(2) free without the in-flight guard", Driver.DRAIN,
+            new Patch("dev/keel/VmmArena.java",
+                    "cell.enter(); // InFlightDrain: FreeEnter",
+                    "// MUTANT: no FreeEnter\n"),
+            new Patch("dev/keel/VmmArena.java",
+                    "exit(cell); // InFlightDrain: FreeExit",
+                    "// MUTANT: no FreeExit\n")),
+
+    COLLECT_UNDER_ALLOCATOR_LOCK("(3) collecting while holding the allocator lock", Driver.LOCK_ORDERING,
+            new Patch("dev/keel/GcReclaimer.java",
+                    "lock.unlock(); // performs CallbackUnlock",
+                    "// MUTANT: no CallbackUnlock;"),
+            new Patch("dev/keel/GcReclaimer.java",
+                    "lock.lock(); // performs CallbackRelock",
+                    "// MUTANT: no CallbackRelock;")),
+
+    HOST_LOCK_UNDER_ALLOCATOR_LOCK("(4) host lock taken before the allocator lock is released", Driver.LOCK_ORDERING,
+            new Patch("dev/keel/GcReclaimer.java",
+                    "lock.unlock(); // performs CallbackUnlock",
+                    "boolean mutantHost = !hostLock.isHeldByCurrentThread();\n"
+                            + "        if (mutantHost) { hostLock.lock(); } // MUTANT: HostAcquire before CallbackUnlock\n"
+                            + "        lock.unlock();\n"
+                            + "        if (mutantHost) { hostLock.unlock(); } //")),
+
+    PLAIN_BUMP("(5) bump with a plain read-then-write instead of CAS", Driver.BUMP,
+            new Patch("dev/keel/VmmArena.java",
+                    "long witness = next.compareAndExchange(seen, seen + aligned); // CasBump: CasSucceed, CasFail",
+                    "long witness = next.get(); // MUTANT: read, then write, no CAS\n"
+                            + "            if (witness == seen) { next.set(seen + aligned); }\n")),
+
+    BLIND_GIVE_BACK("(6) rollback of a failed slot that is no longer the top", Driver.BUMP,
+            new Patch("dev/keel/VmmArena.java",
+                    "if (!next.compareAndSet(offset + aligned, offset)) { // CasBump: GiveBack",
+                    "next.set(offset); // MUTANT: GiveBack without checking it is still the top\n"
+                            + "        if (offset < 0) {")),
+
+    SECOND_CLOSE_RETURNS("(7) second close returning early", Driver.CLOSE,
+            new Patch("dev/keel/VmmArena.java", """
+                    lockForClose();                                        // InFlightDrain: CloseLock
+                    try {
+                        RuntimeException first = null;
+                    """, """
+                    if (!closeLock.tryLock()) { // MUTANT: a second close returns at once
+                        return;
+                    }
+                    try {
+                        RuntimeException first = null;
+                    """)),
+
+    REENTRANT_CLOSE_WAITS("(8) close from inside a backend call not refused", Driver.CALLBACK_CLOSE,
+            new Patch("dev/keel/VmmArena.java", """
+                    public List<Allocation> closeAndDrain() {
+                        refuseReentrantClose();                                // InFlightDrain: CloseRefused
+                    """, """
+                    public List<Allocation> closeAndDrain() {
+                        // MUTANT: no CloseRefused
+                    """)),
+
+    ACTIVATION_NOT_ATOMIC("(9) ActiveArena.use by get-then-set instead of CAS", Driver.ACTIVE_ARENA,
+            new Patch("dev/keel/ActiveArena.java",
+                    "if (!ACTIVE.compareAndSet(null, arena)) {",
+                    "if (ACTIVE.get() == null) { ACTIVE.set(arena); } else { // MUTANT: check, then set\n")),
+
+    NO_SINGLE_FLIGHT("(10) every pressured thread collects (no single flight)", Driver.LOCK_ORDERING,
+            new Patch("dev/keel/GcReclaimer.java",
+                    "if (!collecting) { // LockOrdering: ReclaimJoin",
+                    "if (collecting || !collecting) { // MUTANT: always become a collector\n"));
+
+    private final String description;
+    private final Driver catcher;
+    private final List<Patch> patches;
+
+    KernelMutant(String description, Driver catcher, Patch... patches) {
+        this.description = description;
+        this.catcher = catcher;
+        this.patches = List.of(patches);
+    }
+
+    String description() {
+        return description;
+    }
+
+    /** The driver that must fail on this mutant. */
+    Driver catcher() {
+        return catcher;
+    }
+
+    List<Patch> patches() {
+        return patches;
+    }
+}
