@@ -18,8 +18,24 @@ import org.jetbrains.lincheck.LincheckSettings;
  */
 final class DriverRun {
 
-    /** A run's result: whether the driver passed, how long it took, and the first lines of the failure. */
-    record Outcome(boolean passed, double seconds, String reason, String report) {
+    /** How a run ended. */
+    enum Verdict {
+        PASSED,
+        FAILED,
+        /**
+         * Lincheck reported a failure, then could not reproduce it when it replayed the
+         * interleaving ("Non-determinism found"); seen here only as spurious "has hung" reports
+         * whose replayed trace passes every check. Neither a pass nor a catch.
+         */
+        INCONCLUSIVE
+    }
+
+    /** A run's result: its verdict, how long it took, and the first line and full text of Lincheck's report. */
+    record Outcome(Verdict verdict, double seconds, String reason, String report) {
+
+        boolean passed() {
+            return verdict == Verdict.PASSED;
+        }
     }
 
     /**
@@ -40,10 +56,11 @@ final class DriverRun {
         long start = System.nanoTime();
         try {
             Lincheck.runConcurrentTestInternal$lincheck(driver.invocations(), SETTINGS, scenario);
-            return new Outcome(true, secondsSince(start), "", "");
+            return new Outcome(Verdict.PASSED, secondsSince(start), "", "");
         } catch (Throwable failure) {
             String report = String.valueOf(failure.getMessage());
-            return new Outcome(false, secondsSince(start), reason(failure, report), report);
+            Verdict verdict = report.startsWith("Non-determinism found") ? Verdict.INCONCLUSIVE : Verdict.FAILED;
+            return new Outcome(verdict, secondsSince(start), reason(failure, report), report);
         }
     }
 

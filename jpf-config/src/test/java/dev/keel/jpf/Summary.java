@@ -26,16 +26,18 @@ final class Summary {
 
     synchronized void add(String driver, String variant, String tool, DriverRun.Outcome outcome) {
         keepReport(driver, variant, outcome);
-        String verdict = variant.equals("kernel")
-                ? (outcome.passed() ? "passed" : "**FAILED**")
-                : (outcome.passed() ? "**passed (not caught)**" : "caught");
+        String verdict = switch (outcome.verdict()) {
+            case PASSED -> variant.equals("kernel") ? "passed" : "**passed (not caught)**";
+            case FAILED -> variant.equals("kernel") ? "**FAILED**" : "caught";
+            case INCONCLUSIVE -> "inconclusive (Lincheck non-determinism)";
+        };
         rows.add(String.format(Locale.ROOT, "| %s | %s | %s | %s | %.1f | %s |", driver, variant, tool, verdict,
                 outcome.seconds(), outcome.reason().replace("|", "\\|")));
     }
 
     /** Keeps a failed run's full Lincheck report (with the interleaving) next to the summary. */
     private static void keepReport(String driver, String variant, DriverRun.Outcome outcome) {
-        if (outcome.passed()) {
+        if (outcome.verdict() == DriverRun.Verdict.PASSED) {
             return;
         }
         String name = (driver + "-" + variant).replaceAll("[^A-Za-z0-9]+", "-") + ".txt";
