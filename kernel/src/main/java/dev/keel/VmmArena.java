@@ -660,9 +660,15 @@ public final class VmmArena implements AutoCloseable {
         return next.get();
     }
 
-    /** Bytes backed by the device: the sum of the live records' sizes (an estimate under concurrency). */
+    /**
+     * Bytes backed by the device: the sum of the live records' sizes. Each thread keeps its own
+     * share and the shares are summed without stopping writers, so under concurrency this is an
+     * estimate, exact whenever no malloc or free is running. A free on one thread of another
+     * thread's allocation can make the raw sum briefly negative; that is reported as 0, since no
+     * moment of the spec has negative mapped bytes ({@code MappedNonNegative}).
+     */
     public long mappedBytes() {
-        return cells.mappedSum();
+        return Math.max(0L, cells.mappedSum());
     }
 
     /** Live records in the table. */
