@@ -3,9 +3,6 @@ package dev.keel.jpf;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.MalformedURLException;
-import java.net.URL;
-import java.net.URLClassLoader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -18,18 +15,18 @@ import javax.tools.ToolProvider;
 /**
  * Builds a kernel variant from the real kernel sources: copies {@code kernel/src/main/java}
  * (without {@code module-info.java}: the variant runs on the class path, as the drivers do), applies
- * a mutant's patches, compiles it together with the drivers' sources into a fresh directory and
- * loads the result in its own class loader, whose parent sees only the JDK. So the drivers run
- * against the variant exactly as they run against the shipped kernel, and a mutant can never
- * drift from the code it mutates: when the anchored code changes, {@link Patch} fails.
+ * a mutant's patches and compiles it together with the drivers' sources into a fresh directory,
+ * which {@link MutantJvm} puts at the head of a new JVM's class path. So the drivers run against
+ * the variant exactly as they run against the shipped kernel, and a mutant can never drift from
+ * the code it mutates: when the anchored code changes, {@link Patch} fails.
  */
 final class MutantKernel {
 
     private MutantKernel() {
     }
 
-    /** Compiles the kernel with {@code mutant}'s patches and the drivers; returns a loader for both. */
-    static URLClassLoader build(KernelMutant mutant, Path kernelSources, Path driverSources, Path workDir) {
+    /** Compiles the kernel with {@code mutant}'s patches and the drivers; returns the classes directory. */
+    static Path build(KernelMutant mutant, Path kernelSources, Path driverSources, Path workDir) {
         try {
             Path src = workDir.resolve("src");
             Path classes = workDir.resolve("classes");
@@ -41,10 +38,7 @@ final class MutantKernel {
             copyTree(driverSources, src);
             Files.createDirectories(classes);
             compile(src, classes);
-            return new URLClassLoader("mutant-" + mutant.name(), new URL[] {classes.toUri().toURL()},
-                    ClassLoader.getPlatformClassLoader());
-        } catch (MalformedURLException e) {
-            throw new IllegalStateException(e);
+            return classes;
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
