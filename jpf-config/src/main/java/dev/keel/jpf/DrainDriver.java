@@ -19,6 +19,9 @@ import java.util.List;
  * {@code c}), the table is still empty (nothing was inserted after the drain), the mapped counter
  * is 0, and a second drain returns nothing.
  *
+ * <p>The arena and the backend are declared {@linkplain Scenario#sharing shared}, so that
+ * Lincheck switches threads at the arena's own fields too (its state, the in-flight cells).
+ *
  * <p>Catches: the state checked before the in-flight increment (a malloc inserts after the drain:
  * its handle is never released), and a free without the in-flight guard (its record is released
  * twice, or its size is subtracted after the counter was zeroed).
@@ -39,6 +42,7 @@ public final class DrainDriver implements Runnable {
         VmmArena arena = VmmArena.open(backend, 16 * G);
         long v0 = arena.malloc(G);
         new Scenario("drain")
+                .sharing(arena, backend)
                 .thread("m", () -> mallocThenFree(arena))
                 .thread("f", () -> arena.free(v0))
                 .thread("c", () -> drainAndRelease(arena, backend))

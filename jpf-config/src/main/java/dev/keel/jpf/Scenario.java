@@ -1,7 +1,13 @@
 package dev.keel.jpf;
 
+import java.lang.reflect.Field;
+import java.lang.reflect.Modifier;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Deque;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -16,7 +22,12 @@ import java.util.concurrent.atomic.AtomicReference;
  */
 final class Scenario {
 
+    /** Where {@link #runAll()} publishes the shared objects, one after another; never read. */
+    @SuppressWarnings("unused")
+    private static volatile Object published;
+
     private final String name;
+    private final List<Object> shared = new ArrayList<>();
     private final List<Thread> threads = new ArrayList<>();
     private final AtomicReference<Throwable> failure = new AtomicReference<>();
 
@@ -30,8 +41,20 @@ final class Scenario {
         return this;
     }
 
+    /**
+     * Declares objects the threads share. Before the threads start, {@link #runAll()} writes each
+     * object reachable from them to a static volatile field: Lincheck 3.7 treats an object as
+     * thread-local, and its field accesses as no switch points, until it is written somewhere
+     * shared, and an object the threads reach only through captured variables never is.
+     */
+    Scenario sharing(Object... objects) {
+        shared.addAll(List.of(objects));
+        return this;
+    }
+
     /** Starts every thread, joins them all, and throws the first failure (as an {@link AssertionError}). */
     void runAll() {
+        publishReachable(shared);
         for (Thread t : threads) {
             t.start();
         }
@@ -41,6 +64,43 @@ final class Scenario {
         Throwable first = failure.get();
         if (first != null) {
             throw new AssertionError(name + ": " + first.getMessage(), first);
+        }
+    }
+
+    /**
+     * Writes every object reachable from {@code roots} through fields of Keel's own classes (and
+     * the objects those fields hold, JDK ones included, without looking inside them) to a static
+     * volatile field, one after another, so that Lincheck sees them as shared. Objects the threads
+     * create later are shared as soon as they are stored into one of these.
+     */
+    private static void publishReachable(List<Object> roots) {
+        Map<Object, Boolean> seen = new IdentityHashMap<>();
+        Deque<Object> todo = new ArrayDeque<>(roots);
+        while (!todo.isEmpty()) {
+            Object o = todo.pop();
+            if (seen.put(o, Boolean.TRUE) != null) {
+                continue;
+            }
+            published = o;
+            if (!o.getClass().getName().startsWith("dev.keel.")) {
+                continue;
+            }
+            for (Class<?> c = o.getClass(); c != null && c != Object.class; c = c.getSuperclass()) {
+                for (Field f : c.getDeclaredFields()) {
+                    if (f.getType().isPrimitive() || Modifier.isStatic(f.getModifiers())) {
+                        continue;
+                    }
+                    try {
+                        f.setAccessible(true);
+                        Object v = f.get(o);
+                        if (v != null) {
+                            todo.push(v);
+                        }
+                    } catch (ReflectiveOperationException | RuntimeException e) {
+                        throw new IllegalStateException("cannot read " + f + ": " + e, e);
+                    }
+                }
+            }
         }
     }
 

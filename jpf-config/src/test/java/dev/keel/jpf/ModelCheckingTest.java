@@ -33,7 +33,7 @@ class ModelCheckingTest {
     @EnumSource(Driver.class)
     void driverPassesOnTheKernel(Driver driver) {
         DriverRun.Outcome outcome = DriverRun.lincheck(getClass().getClassLoader(), driver);
-        Summary.shared().add(driver.simpleName(), "kernel", tool(driver), "must pass", outcome);
+        Summary.shared().add(driver.simpleName(), "kernel", tool(driver.invocations()), "must pass", outcome);
         assertNotEquals(DriverRun.Verdict.FAILED, outcome.verdict(),
                 () -> driver.simpleName() + " fails on the shipped kernel:\n" + outcome.report());
     }
@@ -44,20 +44,20 @@ class ModelCheckingTest {
     void mutantIsCaught(KernelMutant mutant, @TempDir Path workDir) throws IOException {
         assumeTrue(!"false".equals(System.getProperty("keel.mutants")), "mutants skipped (-Dkeel.mutants=false)");
         Path variant = MutantKernel.build(mutant, KERNEL_SOURCES, DRIVER_SOURCES, workDir);
-        DriverRun.Outcome outcome = MutantJvm.run(variant, mutant.catcher(), workDir);
+        DriverRun.Outcome outcome = MutantJvm.run(variant, mutant.catcher(), mutant.invocations(), workDir);
         KernelMutant.Expect expect = mutant.expect();
         String gate = expect == KernelMutant.Expect.NOT_GATED ? "not gated: " + mutant.notGatedBecause()
                 : "must be caught: " + expect.label();
-        Summary.shared().add(mutant.catcher().simpleName(), mutant.description(), tool(mutant.catcher()), gate, outcome);
+        Summary.shared().add(mutant.catcher().simpleName(), mutant.description(), tool(mutant.invocations()), gate, outcome);
         if (expect != KernelMutant.Expect.NOT_GATED) {
             assertTrue(expect.matches(outcome), () -> "mutant " + mutant.description() + " not caught by "
-                    + mutant.catcher().simpleName() + " (" + mutant.catcher().invocations() + " invocations; expected: "
+                    + mutant.catcher().simpleName() + " (" + mutant.invocations() + " invocations; expected: "
                     + expect.label() + "): " + outcome.verdict() + " " + outcome.reason());
         }
     }
 
-    private static String tool(Driver driver) {
-        return "Lincheck model checking, " + driver.invocations() + " invocations";
+    private static String tool(int invocations) {
+        return "Lincheck model checking, " + invocations + " invocations";
     }
 
     @AfterAll

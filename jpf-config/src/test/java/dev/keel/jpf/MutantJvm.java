@@ -32,14 +32,14 @@ final class MutantJvm {
     private MutantJvm() {
     }
 
-    /** Runs {@code driver} under Lincheck with {@code variantClasses} first on the class path. */
-    static DriverRun.Outcome run(Path variantClasses, Driver driver, Path workDir) throws IOException {
+    /** Runs {@code driver} under Lincheck for {@code invocations}, with {@code variantClasses} first on the class path. */
+    static DriverRun.Outcome run(Path variantClasses, Driver driver, int invocations, Path workDir) throws IOException {
         Path result = workDir.resolve("outcome.txt");
         Path log = workDir.resolve("console.txt");
         String classPath = variantClasses + File.pathSeparator + System.getProperty("java.class.path");
         List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-XX:+EnableDynamicAgentLoading", "-Xshare:off", "-XX:+UseSerialGC",
-                "-Dkeel.lincheck.invocations=" + driver.invocations(),
+                "-Dkeel.lincheck.invocations=" + invocations,
                 "-cp", classPath, MutantJvm.class.getName(), driver.name(), result.toString());
         Process child = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
         try {
