@@ -14,7 +14,9 @@ import org.jetbrains.lincheck.LincheckSettings;
  * finds atomicity and ordering bugs of the algorithm (a check and an act split by another
  * thread, a lock cycle, a lost wake-up), but not bugs that need a weaker memory model, such as a
  * release store overtaken by a later load (the jcstress tests cover those two cases), and only
- * interleavings within its budget of invocations: a pass is evidence, not a proof.
+ * interleavings within its budget of invocations: a pass is evidence, not a proof. It switches
+ * only at accesses to objects it considers shared: a driver must declare its arena
+ * {@linkplain Scenario#sharing shared}, or the arena's own fields are no switch points at all.
  */
 final class DriverRun {
 

@@ -16,8 +16,10 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Every scenario driver under Lincheck's model checker: each must pass on the shipped kernel,
- * and each {@link KernelMutant} must make its driver fail. The results go into
- * {@code target/model-checking-summary.md} (see {@link Summary}).
+ * each gated {@link KernelMutant} must make its driver fail the way it expects (a failed check
+ * or a reproduced hang; see {@link KernelMutant.Expect}), and the mutants not in the gate are run
+ * and reported with the reason. The results go into {@code target/model-checking-summary.md}
+ * (see {@link Summary}).
  *
  * <p>See {@link DriverRun} for what model checking under sequential consistency can and cannot
  * find.
