@@ -13,7 +13,7 @@ AbortWithoutUnlock(c) ==
     /\ state' = "OPEN"
     /\ snap' = [snap EXCEPT ![c] = {}]
     /\ Goto(c, "aborted")
-    /\ UNCHANGED <<inFlight, next, table, mapped, releases,
+    /\ UNCHANGED <<inFlight, pending, next, table, mapped, releases,
                    closeLock, opsLeft, loc, drained>>
 
 MutantNext ==

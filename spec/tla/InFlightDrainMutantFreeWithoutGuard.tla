@@ -4,30 +4,43 @@
 (* and the subtract takes mapped below zero.                               *)
 (* Expected: MappedNonNegative is violated.                                *)
 (*                                                                         *)
-(* FreeEnter and FreeExit (the two halves of the guard) are replaced.      *)
+(* FreeEnter, FreeRemoveIfOpen and FreeExit lose their inFlight updates.   *)
 EXTENDS InFlightDrain
 
 FreeEnterUnguarded(t) ==
     /\ pc[t] = "idle" /\ opsLeft[t] > 0 /\ next > 0
     /\ \E v \in 0..(next - 1) :
           loc' = [loc EXCEPT ![t] = [NoLocal EXCEPT !.va = v]]
-    /\ Goto(t, "f_check")
-    /\ UNCHANGED <<state, closeLock, inFlight, next, table, mapped, releases,
-                   opsLeft, snap, drained>>
+    /\ Goto(t, "f_remove")
+    /\ UNCHANGED <<state, closeLock, inFlight, pending, next, table, mapped,
+                   releases, opsLeft, snap, drained>>
+
+FreeRemoveUnguarded(t) ==
+    /\ pc[t] = "f_remove"
+    /\ LET v == loc[t].va IN
+       IF state = "OPEN" /\ v \in DOMAIN table
+       THEN /\ loc' = [loc EXCEPT ![t] = [va |-> v, size |-> table[v].size,
+                                          handle |-> table[v].handle]]
+            /\ table' = [x \in DOMAIN table \ {v} |-> table[x]]
+            /\ Goto(t, "f_account")
+       ELSE /\ Goto(t, "f_exit")
+            /\ UNCHANGED <<loc, table>>
+    /\ UNCHANGED <<state, closeLock, inFlight, pending, next, mapped,
+                   releases, opsLeft, snap, drained>>
 
 FreeExitUnguarded(t) ==
     /\ pc[t] = "f_exit"
     /\ opsLeft' = [opsLeft EXCEPT ![t] = @ - 1]
     /\ loc' = [loc EXCEPT ![t] = NoLocal]
     /\ Goto(t, "idle")
-    /\ UNCHANGED <<state, closeLock, inFlight, next, table, mapped, releases,
-                   snap, drained>>
+    /\ UNCHANGED <<state, closeLock, inFlight, pending, next, table, mapped,
+                   releases, snap, drained>>
 
 MutantOpStep(t) ==
     \/ MallocEnter(t) \/ MallocCheckOpen(t) \/ MallocBump(t)
-    \/ MallocBackendAlloc(t) \/ MallocGiveBack(t) \/ MallocAccount(t)
-    \/ MallocInsert(t) \/ MallocExit(t)
-    \/ FreeEnterUnguarded(t) \/ FreeCheckOpen(t) \/ FreeRemove(t)
+    \/ MallocRecheckOpen(t) \/ MallocBackendAlloc(t) \/ MallocGiveBack(t)
+    \/ MallocInsert(t) \/ MallocAccount(t) \/ MallocExit(t)
+    \/ FreeEnterUnguarded(t) \/ FreeRemoveUnguarded(t)
     \/ FreeAccount(t) \/ FreeRelease(t) \/ FreeExitUnguarded(t)
 
 MutantNext ==

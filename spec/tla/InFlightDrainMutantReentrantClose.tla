@@ -29,7 +29,7 @@ SeedReentrantClose(t) ==
     /\ state = "OPEN"      \* else the seed's CAS fails and close returns
     /\ state' = "CLOSING"
     /\ nested' = [nested EXCEPT ![t] = TRUE]
-    /\ UNCHANGED <<inFlight, next, table, mapped, releases, closeLock,
+    /\ UNCHANGED <<inFlight, pending, next, table, mapped, releases, closeLock,
                    pc, opsLeft, loc, snap, drained>>
 
 MutantInit == Init /\ nested = [t \in OpThreads |-> FALSE]

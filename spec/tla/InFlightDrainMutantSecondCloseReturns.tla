@@ -15,7 +15,7 @@ SeedCloseBegin(c) ==
             /\ Goto(c, "check")
        ELSE /\ Goto(c, "done")               \* the seed's failed CAS: return
             /\ UNCHANGED closeLock
-    /\ UNCHANGED <<state, inFlight, next, table, mapped, releases,
+    /\ UNCHANGED <<state, inFlight, pending, next, table, mapped, releases,
                    opsLeft, loc, snap, drained>>
 
 MutantCloserStep(c) ==

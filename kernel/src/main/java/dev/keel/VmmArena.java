@@ -11,6 +11,7 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BooleanSupplier;
 import jdk.jfr.FlightRecorder;
 
 /**
@@ -36,9 +37,11 @@ import jdk.jfr.FlightRecorder;
  * unmaps it. A free of an unknown address does nothing, so a double free is harmless.
  *
  * <p><b>In-flight drain.</b> Every malloc and free counts itself <em>in flight</em> before it
- * checks that the state is {@code OPEN}, and uncounts itself when it is done. {@code closeAndDrain}
- * stores {@code CLOSING}, waits until the in-flight count is zero, snapshots the table, then clears
- * it, zeroes the mapped counter and stores {@code CLOSED}. If waiting is interrupted or building the
+ * checks that the state is {@code OPEN}, and uncounts itself when it is done. Malloc checks once
+ * before its bump (so that a closed arena fails fast) and again after it, which is the check that
+ * counts; free checks under the table's lock, in the step that removes the record.
+ * {@code closeAndDrain} stores {@code CLOSING}, waits until the in-flight count is zero, snapshots
+ * the table, then clears it, zeroes the mapped counter and stores {@code CLOSED}. If waiting is interrupted or building the
  * result fails, it stores {@code OPEN} again and leaves every record in place (spec
  * {@code InFlightDrain}, action {@code CloseAbort}). Closes are serialised by a lock, so a second
  * concurrent close returns only after the first has finished, including, for {@link #close()}, the
@@ -72,14 +75,27 @@ import jdk.jfr.FlightRecorder;
  *
  * <h2>Why each ordering is needed</h2>
  * <ul>
- * <li><b>Enter before the state check (a Dekker pair).</b> An operation stores its in-flight
- *     increment, then loads the state; the closer stores {@code CLOSING}, then loads the in-flight
- *     count. Both stores and both loads are volatile, hence totally ordered (sequentially
- *     consistent), so at least one side sees the other's store: either the operation sees
- *     {@code CLOSING} and touches nothing, or the closer sees the increment and waits for it. With
- *     a release store or an acquire load on either side, each side could read the value from
- *     before the other's store (store-to-load reordering), and a malloc could insert a record after
- *     the snapshot: the spec's mutant {@code CheckBeforeEnter} shows exactly that lost record.
+ * <li><b>Enter, then an atomic step, then the state check.</b> The closer must not miss an
+ *     operation that saw {@code OPEN}: either the operation sees {@code CLOSING}, or the closer
+ *     sees its increment and waits. The seed gets this from a Dekker pair of sequentially
+ *     consistent accesses (store the increment, load the state), which costs a full fence per
+ *     operation. Here the increment is a release store (no fence on x86 or ARM), and the check
+ *     that counts comes after an atomic step the operation performs anyway: malloc re-checks after
+ *     its successful compare-and-exchange of {@code next}; free checks while it holds its table
+ *     segment's lock, taken by compare-and-set. The closer, after its volatile store of
+ *     {@code CLOSING}, loads {@code next} (volatile) and takes and releases every segment lock, and
+ *     only then reads the cells. Take a malloc: its exchange and the closer's load of {@code next}
+ *     are both in the total synchronization order. If the exchange comes first, it
+ *     synchronizes-with the load, so the increment, which precedes the exchange in program order,
+ *     happens-before the closer reads the cell: the closer sees it (or the later exit). If the load
+ *     comes first, the closer's store of {@code CLOSING} precedes the malloc's volatile load of the
+ *     state in that total order, so the malloc sees {@code CLOSING}. For free, the segment lock
+ *     plays the part of {@code next}. With nothing atomic between the release store and the load,
+ *     the load could be satisfied before the store is visible (store-to-load reordering, which x86
+ *     does; the jcstress litmus test shows the outcome), and a malloc could insert a record after
+ *     the snapshot. That is why malloc's check before the bump is only an early exit (spec mutant
+ *     {@code NoRecheck} loses a record without the re-check). The spec models the release store by
+ *     making an enter visible to the closer only at the operation's atomic step.
  * <li><b>Free takes the guard too.</b> Without it a free could remove a record before the
  *     snapshot and subtract its size after the mapped counter was zeroed (mutant
  *     {@code FreeWithoutGuard}: mapped goes negative). Its backend release stays inside the guard
@@ -87,11 +103,12 @@ import jdk.jfr.FlightRecorder;
  * <li><b>Malloc accounts before it inserts.</b> Once the record is in the table a concurrent
  *     free of that address (a stray or guessed one) may remove it and subtract its size; adding
  *     first keeps the counter from dipping below zero in that race (the seed inserts first).
- * <li><b>Exit before the wake-up check.</b> The closer publishes itself as the drain waiter before
- *     storing {@code CLOSING}; an operation that stores its decrement then loads a state other
- *     than {@code OPEN} unparks the waiter. The same Dekker argument shows that either the closer's
- *     next load sees the decrement or the operation sees {@code CLOSING} and unparks it, so the
- *     closer may park without a lost wake-up.
+ * <li><b>Exit with a release store.</b> The exit publishes the operation's writes to a closer
+ *     whose volatile load sees the cell drop. An exiting operation that then loads a state other
+ *     than {@code OPEN} unparks the closer; but with no fence between that store and that load,
+ *     the closer may have read the old count while the operation still read {@code OPEN}. So the
+ *     wake-up is only a hint: the closer parks with a timeout (at most a millisecond) and
+ *     re-checks.
  * <li><b>Give-back only from the top.</b> Moving {@code next} back below a later grant would hand
  *     the same bytes out twice (mutant {@code BlindGiveBack}); the compare-and-set makes "still the
  *     top" and "move back" one step. Likewise the bump itself must be one compare-and-exchange,
@@ -108,8 +125,8 @@ import jdk.jfr.FlightRecorder;
  * This is equivalent to the single counters: (1) the abstract {@code inFlight} is the sum of the
  * cells and {@code mapped} the sum of the shares, and each step changes exactly one cell by the
  * spec's amount; (2) the closer checks the cells one after another rather than their sum at one
- * instant, which is enough because every operation that passed the {@code OPEN} check incremented
- * its cell before the closer stored {@code CLOSING} (Dekker, above), and its cell stays non-zero
+ * instant, which is enough because every operation that passed the {@code OPEN} check has its
+ * increment visible to the closer's reads of the cells (above), and its cell stays non-zero
  * until it exits, so when the closer finds a cell at zero every such operation of that thread has
  * exited; an operation that increments later sees {@code CLOSING} and touches nothing, so the spec
  * run that orders its enter after the drain is the same run. Reading {@link #mappedBytes()} sums
@@ -117,9 +134,10 @@ import jdk.jfr.FlightRecorder;
  * quiescent.
  *
  * <h2>Progress</h2>
- * Malloc is lock-free (its exchange fails only when another bump succeeded); free performs no
- * retry loop. Close waits for the operations in flight, so a backend call that never returns
- * blocks it; the wait spins briefly and then parks, and an interrupt ends it (the arena goes back
+ * Malloc's bump is lock-free (its exchange fails only when another bump succeeded); malloc and free
+ * each hold one table segment lock for a probe, and free performs no retry loop. Close waits for
+ * the operations in flight, so a backend call that never returns blocks it; the wait spins
+ * briefly and then parks with a timeout, and an interrupt ends it (the arena goes back
  * to {@code OPEN} and {@link CancellationException} is thrown with the interrupt flag restored).
  * A backend may call {@code malloc} and {@code free} of the same arena from inside its own calls.
  *
@@ -137,6 +155,10 @@ public final class VmmArena implements AutoCloseable {
 
     /** How often the closer re-checks a busy cell before it parks. */
     private static final int SPINS_BEFORE_PARK = 100;
+    /** The closer's first park while a cell is busy; each further park doubles it. */
+    private static final long MIN_PARK_NANOS = 10_000;
+    /** The longest the closer parks before it re-checks a busy cell. */
+    private static final long MAX_PARK_NANOS = 1_000_000;
 
     private final VmmBackend backend;
     private final long base;
@@ -153,6 +175,8 @@ public final class VmmArena implements AutoCloseable {
     private final AtomicLong failedReleases = new AtomicLong();
 
     private volatile int state = OPEN;
+    /** Free's state check, made under the lock of the record's table segment. */
+    private final BooleanSupplier isOpen = () -> state == OPEN;
     /** The thread waiting in {@link #awaitDrain()}, for operations to unpark; null when none. */
     private volatile Thread drainWaiter;
     /** Guarded by {@link #closeLock}. */
@@ -322,9 +346,13 @@ public final class VmmArena implements AutoCloseable {
         cell.enter();                                          // InFlightDrain: MallocEnter
         try {
             if (state != OPEN) {                               // InFlightDrain: MallocCheckOpen
-                throw new ArenaClosedException(this + " is closed");
+                throw closedException();
             }
             long offset = bump(size, aligned);                 // InFlightDrain: MallocBump
+            if (state != OPEN) {                               // InFlightDrain: MallocRecheckOpen
+                giveBackOrLeak(offset, aligned);               // InFlightDrain: MallocGiveBack
+                throw closedException();
+            }
             long va = base + offset;
             long handle = allocateBacking(va, offset, aligned); // InFlightDrain: MallocBackendAlloc
             cell.addMapped(aligned);                           // InFlightDrain: MallocAccount
@@ -333,6 +361,10 @@ public final class VmmArena implements AutoCloseable {
         } finally {
             exit(cell);                                        // InFlightDrain: MallocExit
         }
+    }
+
+    private ArenaClosedException closedException() {
+        return new ArenaClosedException(this + " is closed");
     }
 
     /** Claims {@code aligned} bytes of the range; returns their offset. */
@@ -418,10 +450,7 @@ public final class VmmArena implements AutoCloseable {
         InFlightCell cell = cells.current();
         cell.enter();                                          // InFlightDrain: FreeEnter
         try {
-            if (state != OPEN) {                               // InFlightDrain: FreeCheckOpen
-                return null;
-            }
-            Allocation record = table.remove(va);              // InFlightDrain: FreeRemove
+            Allocation record = table.removeIf(va, isOpen);    // InFlightDrain: FreeRemoveIfOpen
             if (record == null) {
                 return null;
             }
@@ -556,7 +585,7 @@ public final class VmmArena implements AutoCloseable {
             return List.of();
         }
         drainWaiter = Thread.currentThread();
-        state = CLOSING;                                       // InFlightDrain: CloseBegin
+        beginClosing();                                        // InFlightDrain: CloseBegin
         long waitStart = System.nanoTime();
         try {
             awaitDrain();                                      // InFlightDrain: CloseAwaitDrain
@@ -576,10 +605,29 @@ public final class VmmArena implements AutoCloseable {
         }
     }
 
-    /** Waits until no thread has a malloc or free of this arena in flight. */
+    /**
+     * Stores {@code CLOSING}, then synchronises with every operation that may have missed it: a
+     * volatile load of the bump pointer for mallocs (whose re-check follows their bump) and a pass
+     * through every table lock for frees (whose check is made under one). See "Enter, atomic step,
+     * state check" in the class comment.
+     */
+    private void beginClosing() {
+        state = CLOSING;
+        next.get(); // the volatile load is the point: it orders this closer against every bump
+        table.passEveryLock();
+    }
+
+    /**
+     * Waits until no thread has a malloc or free of this arena in flight. It spins briefly, then
+     * parks with a timeout that doubles up to {@link #MAX_PARK_NANOS}: an exiting operation
+     * unparks the closer when it sees the state is no longer {@code OPEN}, but its exit is a
+     * release store with no fence, so it may read the state too early and not unpark; the timeout
+     * re-checks the cell instead of relying on the wake-up.
+     */
     private void awaitDrain() throws InterruptedException {
         for (InFlightCell cell : cells.snapshot().cells()) {
             int spins = 0;
+            long parkNanos = MIN_PARK_NANOS;
             while (cell.inFlight() != 0) {
                 if (Thread.interrupted()) {
                     throw new InterruptedException();
@@ -588,7 +636,8 @@ public final class VmmArena implements AutoCloseable {
                     spins++;
                     Thread.onSpinWait();
                 } else {
-                    LockSupport.park(this);
+                    LockSupport.parkNanos(this, parkNanos);
+                    parkNanos = Math.min(2 * parkNanos, MAX_PARK_NANOS);
                 }
             }
         }

@@ -19,10 +19,6 @@ interface BenchArena {
         switch (name) {
             case "VmmArena":
                 return new VmmArenaTarget(VmmArena.open(new NoOpBackend(), NoOpBackend.TOTAL_BYTES));
-            case "proto:fencedExit":
-                return new ExitFenceArena(true);
-            case "proto:releaseExit":
-                return new ExitFenceArena(false);
             case "seed+AllocationTable":
                 return new SeedArena(new SeedArena.KeelTable());
             case "seed+ConcurrentHashMap":

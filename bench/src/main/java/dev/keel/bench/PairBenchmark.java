@@ -17,16 +17,14 @@ import org.openjdk.jmh.annotations.Threads;
  * One malloc of one granule followed by its free, with the no-op backend: issue 3's "pair".
  * {@code twoThreads} runs it on two threads against the same arena; JMH reports the average time
  * of one pair as each thread sees it (so 2 threads at 80 ns each complete a pair every 40 ns in
- * aggregate). {@link CpuClock} adds the benchmark threads' CPU time per pair. The
- * {@code proto:} arenas are {@link ExitFenceArena}, a measured proposal for {@code VmmArena}.
+ * aggregate). {@link CpuClock} adds the benchmark threads' CPU time per pair.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 public class PairBenchmark {
 
-    @Param({"VmmArena", "proto:fencedExit", "proto:releaseExit",
-            "seed+AllocationTable", "seed+ConcurrentHashMap", "seed+synchronizedHashMap"})
+    @Param({"VmmArena", "seed+AllocationTable", "seed+ConcurrentHashMap", "seed+synchronizedHashMap"})
     public String arena;
 
     private BenchArena target;

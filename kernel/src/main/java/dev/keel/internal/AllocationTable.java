@@ -8,6 +8,7 @@ import java.util.AbstractList;
 import java.util.List;
 import java.util.Objects;
 import java.util.RandomAccess;
+import java.util.function.BooleanSupplier;
 
 /**
  * The arena's allocation table: a map from virtual address to (size, handle), safe for use by
@@ -72,6 +73,7 @@ public final class AllocationTable {
     /** Right after growing by half from the maximum load: 80 / 1.5. */
     private static final int MIN_LOAD_PERCENT = 53;
     private static final int SLOT_LONGS = 3;
+    private static final BooleanSupplier ALWAYS = () -> true;
 
     private final Segment[] segments = new Segment[SEGMENT_COUNT];
 
@@ -99,8 +101,27 @@ public final class AllocationTable {
 
     /** Removes the record of {@code va} and returns it, or returns null if there is none. */
     public Allocation remove(long va) {
+        return removeIf(va, ALWAYS);
+    }
+
+    /**
+     * Removes the record of {@code va} and returns it, provided {@code admit} returns true when
+     * called while the record's segment is locked; returns null if there is no record or
+     * {@code admit} returns false. {@code admit} must be short and must not call this table.
+     */
+    public Allocation removeIf(long va, BooleanSupplier admit) {
         long hash = hash(va);
-        return segments[segmentIndex(hash)].remove(va, hash);
+        return segments[segmentIndex(hash)].remove(va, hash, admit);
+    }
+
+    /**
+     * Takes and releases every segment lock, in index order. Afterwards every critical section
+     * that began before this call has ended and happens-before the caller's next step, and every
+     * one that begins later happens-after what the caller wrote before the call.
+     */
+    public void passEveryLock() {
+        lockAll();
+        unlockAll();
     }
 
     /** The number of records. */
@@ -267,11 +288,14 @@ public final class AllocationTable {
             }
         }
 
-        Allocation remove(long va, long hash) {
+        Allocation remove(long va, long hash, BooleanSupplier admit) {
             long size;
             long handle;
             lock();
             try {
+                if (!admit.getAsBoolean()) {
+                    return null;
+                }
                 int slot = slotOf(va, hash);
                 if (slot < 0) {
                     return null;

@@ -191,10 +191,10 @@ class ArenaModel implements ArenaSystem {
 
     @Override
     public String free(long va) {
-        if (!state.equals(OPEN)) {                            // InFlightDrain: FreeCheckOpen
+        if (!state.equals(OPEN)) {                            // InFlightDrain: FreeRemoveIfOpen (closed)
             return "ok";
         }
-        Rec rec = table.remove(va);                            // InFlightDrain: FreeRemove
+        Rec rec = table.remove(va);                            // InFlightDrain: FreeRemoveIfOpen
         if (rec == null) {
             return "ok";
         }
