@@ -17,7 +17,7 @@ import java.util.concurrent.atomic.AtomicLongArray;
 public final class CheckingBackend implements VmmBackend {
 
     /** The most grants one scenario makes. */
-    public static final int MAX_GRANTS = 16;
+    public static final int MAX_GRANTS = 32;
 
     private final long granularity;
     private final long base;
@@ -28,6 +28,7 @@ public final class CheckingBackend implements VmmBackend {
     private final AtomicIntegerArray releases = new AtomicIntegerArray(MAX_GRANTS + 1);
     private final AtomicInteger badReleases = new AtomicInteger();
     private final AtomicInteger reserveReleases = new AtomicInteger();
+    private final AtomicInteger releasesAfterReserve = new AtomicInteger();
     private volatile Runnable insideCall;
 
     /**
@@ -76,6 +77,9 @@ public final class CheckingBackend implements VmmBackend {
             badReleases.incrementAndGet();
             return;
         }
+        if (reserveReleases.get() > 0) {
+            releasesAfterReserve.incrementAndGet();
+        }
         releases.incrementAndGet((int) handle);
     }
 
@@ -112,14 +116,51 @@ public final class CheckingBackend implements VmmBackend {
         return handle >= 1 && handle <= grants.get() && releases.get((int) handle) == 0;
     }
 
+    /** Bytes of the grants not released yet. */
+    public long liveBytes() {
+        long bytes = 0;
+        for (int h = 1; h <= grants.get(); h++) {
+            if (releases.get(h) == 0) {
+                bytes += grantSize.get(h);
+            }
+        }
+        return bytes;
+    }
+
+    /** Bytes of every grant so far, released or not. */
+    public long grantedBytes() {
+        long bytes = 0;
+        for (int h = 1; h <= grants.get(); h++) {
+            bytes += grantSize.get(h);
+        }
+        return bytes;
+    }
+
     /** How often {@code releaseReserve} was called. */
     public int reserveReleases() {
         return reserveReleases.get();
     }
 
-    /** Fails unless every grant so far was released exactly once and no release named an unknown grant. */
-    public void checkEveryGrantReleasedOnce() {
+    /**
+     * Fails if a grant was released twice, a release named an unknown grant, or a grant was
+     * released after the reserve: its range was by then no longer the arena's to unmap.
+     */
+    public void checkNoReleaseTwiceOrLate() {
         Scenario.check(badReleases.get() == 0, badReleases.get() + " release(s) of a range never granted");
+        Scenario.check(releasesAfterReserve.get() == 0,
+                releasesAfterReserve.get() + " grant(s) released after the reserve was released");
+        for (int h = 1; h <= grants.get(); h++) {
+            Scenario.check(releases.get(h) <= 1, "handle " + h + " at 0x" + Long.toHexString(grantVa.get(h))
+                    + " released " + releases.get(h) + " times");
+        }
+    }
+
+    /**
+     * Fails unless every grant so far was released exactly once, none after the reserve, and no
+     * release named an unknown grant.
+     */
+    public void checkEveryGrantReleasedOnce() {
+        checkNoReleaseTwiceOrLate();
         for (int h = 1; h <= grants.get(); h++) {
             Scenario.check(releases.get(h) == 1, "handle " + h + " at 0x" + Long.toHexString(grantVa.get(h))
                     + " released " + releases.get(h) + " times, expected exactly once");

@@ -7,8 +7,6 @@ import dev.keel.HostLock;
 import dev.keel.internal.ReclaimTracker;
 import java.lang.reflect.Constructor;
 import java.time.Duration;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Lock ordering under memory pressure (spec {@code LockOrdering}: {@code NoCircularWait},
@@ -25,9 +23,11 @@ import java.util.concurrent.atomic.AtomicInteger;
  * At the end (reached only if no thread deadlocked): both allocations succeeded, with different
  * handles, at most one collection ever ran at a time, and the allocator is full again.
  *
- * <p>Catches: collecting while the allocator lock is held (the finalizer can never free), taking
- * the host lock while the allocator lock is held (circular wait with {@code host}), and a
- * reclaimer without single flight (two collections at once).
+ * <p>Catches: collecting while the allocator lock is held (the finalizer can never free), and taking
+ * the host lock while the allocator lock is held (circular wait with {@code host}). Not a reclaimer
+ * without single flight: every collection here takes the host lock, which {@code host} holds for
+ * its whole allocation, so two collections are serialised anyway; {@link SingleFlightDriver}
+ * catches that one.
  *
  * <p>The reclaimer's constructor with a custom collection step is package-private (a test hook);
  * it is reached by reflection, which works on the class path (this module and JPF run the kernel
@@ -70,7 +70,7 @@ public final class LockOrderingDriver implements Runnable {
         Scenario.check(allocator.freeBytes() == 0, "allocator has " + allocator.freeBytes() + " free bytes, expected 0");
     }
 
-    private static long allocateOrZero(DeviceAllocator allocator) {
+    static long allocateOrZero(DeviceAllocator allocator) {
         try {
             return allocator.allocate(1);
         } catch (DeviceOutOfMemoryException e) {
@@ -78,7 +78,8 @@ public final class LockOrderingDriver implements Runnable {
         }
     }
 
-    private static GcReclaimer newReclaimer(HostLock hostLock, Runnable collection) {
+    /** The real reclaimer, with {@code collection} standing in for {@code System.gc()}. */
+    static GcReclaimer newReclaimer(HostLock hostLock, Runnable collection) {
         try {
             Constructor<GcReclaimer> hook = GcReclaimer.class.getDeclaredConstructor(
                     HostLock.class, Duration.class, ReclaimTracker.class, Runnable.class);
@@ -86,51 +87,6 @@ public final class LockOrderingDriver implements Runnable {
             return hook.newInstance(hostLock, Duration.ofSeconds(1), new ReclaimTracker(), collection);
         } catch (ReflectiveOperationException e) {
             throw new IllegalStateException("GcReclaimer's test constructor is gone: " + e, e);
-        }
-    }
-
-    /**
-     * The garbage collector and its finalizer thread: {@link #run()} (the collection) wakes the
-     * finalizer thread and waits until it has freed the garbage; later collections find it freed.
-     */
-    private static final class FinalizerHandoff implements Runnable {
-        private final CountDownLatch requested = new CountDownLatch(1);
-        private final CountDownLatch freed = new CountDownLatch(1);
-        private final AtomicInteger running = new AtomicInteger();
-        private final AtomicInteger maxRunning = new AtomicInteger();
-
-        @Override
-        public void run() {
-            maxRunning.accumulateAndGet(running.incrementAndGet(), Math::max);
-            requested.countDown();
-            awaitUninterruptibly(freed);
-            running.decrementAndGet();
-        }
-
-        void runFinalizers(DeviceAllocator allocator, long garbage1, long garbage2) {
-            awaitUninterruptibly(requested);
-            allocator.free(garbage1);
-            allocator.free(garbage2);
-            freed.countDown();
-        }
-
-        int maxConcurrentCollections() {
-            return maxRunning.get();
-        }
-
-        private static void awaitUninterruptibly(CountDownLatch latch) {
-            boolean interrupted = false;
-            while (true) {
-                try {
-                    latch.await();
-                    break;
-                } catch (InterruptedException e) {
-                    interrupted = true;
-                }
-            }
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
         }
     }
 }

@@ -1,19 +1,28 @@
 package dev.keel.jpf;
 
 /**
- * The scenario drivers (in {@code src/main/java}, shared with JPF) and how many interleavings
- * Lincheck explores for each in the default build, on the shipped kernel and on the mutants it
- * must catch. 100 keeps the module, mutants included, within about three minutes on two shared
- * cores (a driver takes 6-10 s per 100 invocations here); it is a smoke level for the shipped
- * kernel, not a search depth: see docs/verification.md for what larger counts found.
+ * What Lincheck runs in this module, and how many interleavings it explores for each in the
+ * default build, on the shipped kernel and on the mutants it must catch: the scenario drivers (in
+ * {@code src/main/java}, shared with JPF) and the linearizability test {@link ArenaLinearizability}.
+ * 100 per driver keeps the module, mutants included, within a few minutes on two shared cores (a
+ * driver takes 4-10 s per 100 invocations here); it is a smoke level for the shipped kernel, not
+ * a search depth: see docs/verification.md for what larger counts found. The linearizability test
+ * explores {@link #SCENARIOS} generated scenarios, sharing its invocations among them.
  */
 enum Driver {
     BUMP("BumpDriver", 100),
     DRAIN("DrainDriver", 100),
+    FREE_CLOSE("FreeCloseDriver", 100),
     CLOSE("CloseDriver", 100),
     CALLBACK_CLOSE("CallbackCloseDriver", 100),
     LOCK_ORDERING("LockOrderingDriver", 100),
-    ACTIVE_ARENA("ActiveArenaDriver", 100);
+    SINGLE_FLIGHT("SingleFlightDriver", 100),
+    ACTIVE_ARENA("ActiveArenaDriver", 100),
+    ACTIVATION_RACE("ActivationRaceDriver", 100),
+    ARENA_LINEARIZABILITY("ArenaLinearizability", 1000);
+
+    /** Scenarios the linearizability test generates; its invocations are shared among them. */
+    static final int SCENARIOS = 10;
 
     private final String simpleName;
     private final int invocations;
@@ -30,6 +39,14 @@ enum Driver {
 
     String simpleName() {
         return simpleName;
+    }
+
+    /**
+     * Whether this is a Lincheck data-structure test (a class of {@code @Operation}s that Lincheck
+     * instantiates itself) rather than a scenario driver ({@code Runnable}).
+     */
+    boolean isLinearizabilityTest() {
+        return this == ARENA_LINEARIZABILITY;
     }
 
     /** Interleavings Lincheck explores per run; {@code -Dkeel.lincheck.invocations=N} overrides them all. */

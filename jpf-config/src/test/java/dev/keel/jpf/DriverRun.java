@@ -68,10 +68,19 @@ final class DriverRun {
 
     /** Runs {@code driver}, loaded by {@code loader}, for its number of invocations. */
     static Outcome lincheck(ClassLoader loader, Driver driver) {
+        if (driver.isLinearizabilityTest()) {
+            Class<?> test = load(loader, driver);
+            int perScenario = Math.max(1, driver.invocations() / Driver.SCENARIOS);
+            return timed(() -> ArenaLinearizability.options(Driver.SCENARIOS, perScenario).check(test));
+        }
         Runnable scenario = newScenario(loader, driver);
+        return timed(() -> Lincheck.runConcurrentTestInternal$lincheck(driver.invocations(), SETTINGS, scenario));
+    }
+
+    private static Outcome timed(Runnable run) {
         long start = System.nanoTime();
         try {
-            Lincheck.runConcurrentTestInternal$lincheck(driver.invocations(), SETTINGS, scenario);
+            run.run();
             return new Outcome(Verdict.PASSED, secondsSince(start), "", "");
         } catch (Throwable failure) {
             String report = String.valueOf(failure.getMessage());
@@ -87,8 +96,16 @@ final class DriverRun {
      */
     private static Runnable newScenario(ClassLoader loader, Driver driver) {
         try {
-            return (Runnable) Class.forName(driver.className(), true, loader).getConstructor().newInstance();
+            return (Runnable) load(loader, driver).getConstructor().newInstance();
         } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException("driver " + driver.className() + " not loadable: " + e, e);
+        }
+    }
+
+    private static Class<?> load(ClassLoader loader, Driver driver) {
+        try {
+            return Class.forName(driver.className(), true, loader);
+        } catch (ClassNotFoundException e) {
             throw new IllegalStateException("driver " + driver.className() + " not loadable: " + e, e);
         }
     }
@@ -98,6 +115,7 @@ final class DriverRun {
         for (String line : report.split("\n")) {
             String l = line.strip();
             if (l.contains("AssertionError") || l.contains("hung") || l.contains("eadlock")
+                    || l.contains("Invalid execution results") || l.contains("Validation function")
                     || l.contains("Exception:") || l.contains("ivelock")) {
                 return l.length() > 160 ? l.substring(0, 157) + "..." : l;
             }
