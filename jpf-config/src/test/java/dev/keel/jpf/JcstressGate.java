@@ -23,8 +23,8 @@ import java.util.regex.Pattern;
  */
 public final class JcstressGate {
 
-    static final List<String> STRONG = List.of("InFlightDekker", "BumpCas");
-    static final List<String> WEAK = List.of("InFlightDekkerReleaseAcquire", "BumpReadThenWrite");
+    static final List<String> STRONG = List.of("InFlightRecheck", "BumpCas");
+    static final List<String> WEAK = List.of("InFlightNoRecheck", "BumpReadThenWrite");
 
     private static final Pattern TEST = Pattern.compile("\\[(\\w+)]\\s+dev\\.keel\\.jcstress\\.(\\w+)");
     private static final Pattern ROW = Pattern.compile(
