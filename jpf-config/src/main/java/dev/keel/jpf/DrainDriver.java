@@ -23,8 +23,9 @@ import java.util.List;
  * Lincheck switches threads at the arena's own fields too (its state, the in-flight cells).
  *
  * <p>Catches: the state checked before the in-flight increment (a malloc inserts after the drain:
- * its handle is never released), and a free without the in-flight guard (its record is released
- * twice, or its size is subtracted after the counter was zeroed).
+ * its handle is never released). Not a free without the in-flight guard: its symptoms here need
+ * two well-placed switches or a negative mapped counter, which {@code mappedBytes()} reports as 0;
+ * it passed 3,000 invocations. {@link FreeCloseDriver} catches it.
  */
 public final class DrainDriver implements Runnable {
 

@@ -71,7 +71,7 @@ public class ArenaLinearizability {
     static final long BASE = 0x70_0000L;
     /** More than any scenario can allocate: 2 granules for each of at most 32 grants. */
     static final long TOTAL = 2 * CheckingBackend.MAX_GRANTS * G;
-    /** Lincheck's thread ids as seen in its reports: 1 and 2 for the two threads, 3 for the post part, 0 below. */
+    /** Lincheck's thread ids, as its reports show them: 1 and 2 for the two threads, 3 for the post part. */
     private static final int MAX_THREADS = 4;
 
     private final CheckingBackend backend = new CheckingBackend(G, BASE, 0);
