@@ -55,7 +55,8 @@ import org.jetbrains.lincheck.datastructures.Validate;
  * the kernel's shared-memory accesses, locks and parks within the explored budget (here
  * {@link Driver#SCENARIOS} scenarios), e.g. two mallocs that share a slot (mutant (5): the second
  * insert fails, and the bump pointer falls short of the granted bytes), a record inserted after
- * the drain, a record released twice or after the reserve. <b>What it cannot find</b>: executions
+ * the drain (mutant (1), caught once outside the gate), a record released twice or after the
+ * reserve. <b>What it cannot find</b>: executions
  * that need a weaker memory model than sequential consistency (a release store passed by a later
  * load: the jcstress litmus tests cover the in-flight guard and the bump), races of more than two
  * threads or longer than three operations each, interleavings outside the budget (a pass is
