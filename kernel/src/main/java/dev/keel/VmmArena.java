@@ -2,7 +2,6 @@ package dev.keel;
 
 import dev.keel.internal.ArenaDrainEvent;
 import dev.keel.internal.AllocationTable;
-import dev.keel.internal.BumpPointer;
 import dev.keel.internal.ArenaMallocFailedEvent;
 import dev.keel.internal.InFlightCell;
 import dev.keel.internal.InFlightCells;
@@ -167,7 +166,7 @@ public final class VmmArena implements AutoCloseable {
     private final long granularity;
     private final ArenaErrorHandler errorHandler;
 
-    private final BumpPointer next = new BumpPointer();
+    private final AtomicLong next = new AtomicLong();
     private final AllocationTable table = new AllocationTable();
     private final InFlightCells cells = new InFlightCells();
     private final ReentrantLock closeLock = new ReentrantLock();

@@ -219,48 +219,29 @@ public final class AllocationTable {
         }
     }
 
-    /**
-     * Leading padding of a segment. Two threads usually work in different segments; without
-     * padding, two segments created one after the other share a cache line, and each lock or
-     * unlock by one thread would evict the other's segment from its cache. 64 bytes on each side
-     * keep a segment's fields on lines of their own; HotSpot lays out a superclass's fields
-     * before its subclass's, which puts them between the pads.
-     */
-    private abstract static class SegmentPad {
-        @SuppressWarnings("unused")
-        private long p00, p01, p02, p03, p04, p05, p06, p07;
-    }
-
-    /** A segment's fields; every one but {@code locked} is guarded by {@code locked}. */
-    private abstract static class SegmentFields extends SegmentPad {
-        /** 1 while a thread holds the segment, else 0; see the class comment. */
-        @SuppressWarnings("unused") // accessed through LOCKED
-        volatile int locked;
-        /** {@code capacity} slots of {@code [va, size, handle]}; size 0 marks an empty slot. */
-        long[] slots;
-        int capacity;
-        int count;
-        /** Grow before a put would take {@code count} above this. */
-        int maxCount;
-    }
-
-    /** One open addressing table. */
-    private static final class Segment extends SegmentFields {
+    /** One open addressing table; every other field is guarded by {@code locked}. */
+    private static final class Segment {
         private static final VarHandle LOCKED;
         /** Busy-wait this many times before yielding the CPU to a possibly preempted holder. */
         private static final int SPINS_BEFORE_YIELD = 64;
 
         static {
             try {
-                LOCKED = MethodHandles.lookup().findVarHandle(SegmentFields.class, "locked", int.class);
+                LOCKED = MethodHandles.lookup().findVarHandle(Segment.class, "locked", int.class);
             } catch (ReflectiveOperationException e) {
                 throw new ExceptionInInitializerError(e);
             }
         }
 
-        /** Trailing padding; see {@link SegmentPad}. */
-        @SuppressWarnings("unused")
-        private long p10, p11, p12, p13, p14, p15, p16, p17;
+        /** 1 while a thread holds the segment, else 0; see the class comment. */
+        @SuppressWarnings("unused") // accessed through LOCKED
+        private volatile int locked;
+        /** {@code capacity} slots of {@code [va, size, handle]}; size 0 marks an empty slot. */
+        private long[] slots;
+        private int capacity;
+        private int count;
+        /** Grow before a put would take {@code count} above this. */
+        private int maxCount;
 
         Segment() {
             reset();

@@ -19,14 +19,27 @@ import java.lang.ref.WeakReference;
  * {@code mapped} likewise needs only release stores and acquire loads: a reader wants the latest
  * sum of finished updates, and no decision depends on ordering it against another location.
  */
-public final class InFlightCell extends InFlightCellFields {
+public final class InFlightCell {
 
-    /** Trailing padding; see {@link InFlightCellPad}. */
-    @SuppressWarnings("unused")
-    private long p10, p11, p12, p13, p14, p15, p16, p17;
+    private static final VarHandle IN_FLIGHT;
+    private static final VarHandle MAPPED;
+
+    static {
+        try {
+            IN_FLIGHT = MethodHandles.lookup().findVarHandle(InFlightCell.class, "inFlight", int.class);
+            MAPPED = MethodHandles.lookup().findVarHandle(InFlightCell.class, "mapped", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private final WeakReference<Thread> owner;
+    private volatile int inFlight;
+    @SuppressWarnings("unused") // accessed through MAPPED
+    private long mapped;
 
     InFlightCell(Thread owner) {
-        super(owner);
+        this.owner = new WeakReference<>(owner);
     }
 
     /** Owner only: one more operation of this thread is in flight (nesting allowed). */
@@ -41,7 +54,7 @@ public final class InFlightCell extends InFlightCellFields {
 
     /** How many operations the owner has in flight (0 unless it is inside one). */
     public int inFlight() {
-        return (int) IN_FLIGHT.getVolatile(this);
+        return inFlight;
     }
 
     /** Owner only, while the arena is open: adds {@code delta} to this thread's share of mapped bytes. */
@@ -64,42 +77,4 @@ public final class InFlightCell extends InFlightCellFields {
         Thread thread = owner.get();
         return thread == null || !thread.isAlive();
     }
-}
-
-/** The cell's fields, between the leading and the trailing padding. */
-abstract class InFlightCellFields extends InFlightCellPad {
-    static final VarHandle IN_FLIGHT;
-    static final VarHandle MAPPED;
-
-    static {
-        try {
-            MethodHandles.Lookup lookup = MethodHandles.lookup();
-            IN_FLIGHT = lookup.findVarHandle(InFlightCellFields.class, "inFlight", int.class);
-            MAPPED = lookup.findVarHandle(InFlightCellFields.class, "mapped", long.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
-
-    final WeakReference<Thread> owner;
-    @SuppressWarnings("unused") // accessed through IN_FLIGHT
-    private volatile int inFlight;
-    @SuppressWarnings("unused") // accessed through MAPPED
-    private long mapped;
-
-    InFlightCellFields(Thread owner) {
-        this.owner = new WeakReference<>(owner);
-    }
-}
-
-/**
- * Leading padding. Every operation writes its thread's cell three times; if the garbage
- * collector moved two threads' cells next to each other (it copies objects in the order it
- * finds them, and the cells are found through one array), each write would evict the other
- * thread's cell from its cache. 64 bytes on each side keep a cell's fields on lines of their own;
- * HotSpot lays out a superclass's fields before its subclass's, which puts them between the pads.
- */
-abstract class InFlightCellPad {
-    @SuppressWarnings("unused")
-    private long p00, p01, p02, p03, p04, p05, p06, p07;
 }
