@@ -720,7 +720,13 @@ public final class VmmArena implements AutoCloseable {
         return Math.max(0L, cells.mappedSum());
     }
 
-    /** Live records in the table. */
+    /**
+     * Live records in the table, counted atomically. Like {@link #mappedBytes()} it is not
+     * linearizable with malloc and free (Lincheck shows it; docs/verification.md): a malloc
+     * counts only once it has inserted its record, after it has claimed its address, and during
+     * a close the count stays at its pre-close value until the close commits, although mallocs
+     * are already refused.
+     */
     public int liveCount() {
         return table.size();
     }

@@ -67,15 +67,13 @@ enum KernelMutant {
             new Patch("dev/keel/VmmArena.java",
                     "long witness = next.compareAndExchange(seen, seen + aligned); // CasBump: CasSucceed, CasFail",
                     "long witness = next.get(); // MUTANT: read, then write, no CAS\n"
-                            + "            if (witness == seen) { next.set(seen + aligned); }\n"),
-            bumpPointerStore()),
+                            + "            if (witness == seen) { next.set(seen + aligned); }\n")),
 
     BLIND_GIVE_BACK("(6) rollback of a failed slot that is no longer the top", Driver.BUMP, Expect.CHECK_FAILS,
             new Patch("dev/keel/VmmArena.java",
                     "if (!next.compareAndSet(offset + aligned, offset)) { // CasBump: GiveBack",
                     "next.set(offset); // MUTANT: GiveBack without checking it is still the top\n"
-                            + "        if (offset < 0) {"),
-            bumpPointerStore()),
+                            + "        if (offset < 0) {")),
 
     SECOND_CLOSE_RETURNS("(7) second close returning early", Driver.CLOSE, Expect.CHECK_FAILS,
             new Patch("dev/keel/VmmArena.java", """
@@ -111,15 +109,6 @@ enum KernelMutant {
 
     PLAIN_BUMP_LINEARIZABILITY("(5) plain read-then-write bump, in the linearizability test", Driver.ARENA_LINEARIZABILITY,
             Expect.CHECK_FAILS, PLAIN_BUMP.patches().toArray(new Patch[0]));
-
-    /** Gives {@code BumpPointer} the plain store that mutants (5) and (6) use; the kernel has none. */
-    private static Patch bumpPointerStore() {
-        return new Patch("dev/keel/internal/BumpPointer.java",
-                "/** The current value (volatile load). */",
-                "/** MUTANT: a store for the read-then-write bump and the blind give-back. */\n"
-                        + "    public void set(long update) { VALUE.setVolatile(this, update); }\n\n"
-                        + "    /** The current value (volatile load). */");
-    }
 
     /** How the catching driver must fail under Lincheck for the mutant to count as caught. */
     enum Expect {
