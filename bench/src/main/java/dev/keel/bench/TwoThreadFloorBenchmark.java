@@ -24,7 +24,10 @@ import org.openjdk.jmh.infra.Blackhole;
  * ({@link Blackhole#consumeCPU}) standing for the rest of a pair; between two bumps of one
  * thread the other thread may take the pointer's cache line away. {@code table}: put and remove
  * of one record in a shared {@link AllocationTable}, with keys that only the calling thread uses
- * (so the threads never want the same record, only the same segments).
+ * (so the threads never want the same record, only the same segments). {@code bumpAndOwnTable}:
+ * the bump followed by a put and a remove in a table of the calling thread's own, which is what a
+ * pair would cost if the table's segments were thread-affine (the best case of that design: every
+ * free by the allocating thread).
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
@@ -43,6 +46,12 @@ public class TwoThreadFloorBenchmark {
     public static class OwnKeys {
         private static final AtomicLong THREADS = new AtomicLong();
         long nextKey = THREADS.incrementAndGet() << 40;
+    }
+
+    /** A table that only the calling thread uses. */
+    @State(Scope.Thread)
+    public static class OwnTable {
+        final AllocationTable table = new AllocationTable();
     }
 
     @Param({"0", "20", "40"})
@@ -70,6 +79,24 @@ public class TwoThreadFloorBenchmark {
     @Threads(2)
     public Object tableTwoThreads(Shared shared, OwnKeys keys) {
         return putAndRemove(shared, keys);
+    }
+
+    @Benchmark
+    @Threads(1)
+    public Object bumpAndOwnTableOneThread(Shared shared, OwnTable own) {
+        return bumpAndOwnTable(shared, own);
+    }
+
+    @Benchmark
+    @Threads(2)
+    public Object bumpAndOwnTableTwoThreads(Shared shared, OwnTable own) {
+        return bumpAndOwnTable(shared, own);
+    }
+
+    private Object bumpAndOwnTable(Shared shared, OwnTable own) {
+        long va = bump(shared);
+        own.table.put(va, NoOpBackend.GRANULARITY, va);
+        return own.table.remove(va);
     }
 
     private long bump(Shared shared) {
