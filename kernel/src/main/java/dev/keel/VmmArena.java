@@ -39,15 +39,15 @@ import jdk.jfr.FlightRecorder;
  * <p><b>In-flight drain.</b> Every malloc and free counts itself <em>in flight</em> before it
  * checks that the state is {@code OPEN}, and uncounts itself when it is done. Malloc checks once
  * before its bump (so that a closed arena fails fast) and again after it, which is the check that
- * counts; free checks under the table's lock, in the step that removes the record.
- * {@code closeAndDrain} stores {@code CLOSING}, waits until the in-flight count is zero, snapshots
- * the table, then clears it, zeroes the mapped counter and stores {@code CLOSED}. If waiting is interrupted or building the
- * result fails, it stores {@code OPEN} again and leaves every record in place (spec
- * {@code InFlightDrain}, action {@code CloseAbort}). Closes are serialised by a lock, so a second
- * concurrent close returns only after the first has finished, including, for {@link #close()}, the
- * release of every record and of the reserve. A close called from inside one of this arena's own
- * operations (a backend call made by malloc, free or close on the same thread) would wait for
- * itself; it is refused with an {@link IllegalStateException} instead.
+ * counts; free checks under the table's lock, in the step that removes the record. {@code
+ * closeAndDrain} stores {@code CLOSING}, waits until the in-flight count is zero, snapshots the
+ * table, then clears it, zeroes the mapped counter and stores {@code CLOSED}. If waiting is
+ * interrupted or building the result fails, it stores {@code OPEN} again and leaves every record in
+ * place (spec {@code InFlightDrain}, action {@code CloseAbort}). Closes are serialised by a lock,
+ * so a second concurrent close returns only after the first has finished, including, for {@link
+ * #close()}, the release of every record and of the reserve. A close called from inside one of this
+ * arena's own operations (a backend call made by malloc, free or close on the same thread) would
+ * wait for itself; it is refused with an {@link IllegalStateException} instead.
  *
  * <h2>Invariants (names from {@code spec/tla/CasBump.tla} and {@code InFlightDrain.tla})</h2>
  * <ul>
