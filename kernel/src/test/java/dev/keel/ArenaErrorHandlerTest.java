@@ -20,6 +20,42 @@ class ArenaErrorHandlerTest {
 
     @Test
     void defaultHandlerLogsAWarningWithTheFailure() throws Exception {
+        String text = logWhile(() -> {
+            VmmArena arena = VmmArena.open(failingFreeBackend(), 4 * G);
+            arena.free(arena.malloc(G));
+        });
+        assertTrue(text.contains("WARNING"), text);
+        assertTrue(text.contains("free failed"), text);
+        assertTrue(text.contains("unmap failed for the test"), text);
+        assertTrue(text.contains(Long.toHexString(BASE)), text);
+    }
+
+    /** A handler that throws must not lose the failure: it is logged, the handler's own failure suppressed in it. */
+    @Test
+    void failingHandlerFallsBackToLoggingBoth() throws Exception {
+        String text = logWhile(() -> {
+            VmmArena arena = VmmArena.builder(failingFreeBackend()).totalBytes(4 * G)
+                    .errorHandler((a, operation, error) -> {
+                        throw new IllegalArgumentException("handler broke for the test");
+                    })
+                    .open();
+            arena.free(arena.malloc(G));
+        });
+        assertTrue(text.contains("free failed"), text);
+        assertTrue(text.contains("unmap failed for the test"), text);
+        assertTrue(text.contains("Suppressed: java.lang.IllegalArgumentException: handler broke for the test"), text);
+    }
+
+    private static RecordingBackend failingFreeBackend() {
+        RecordingBackend backend = new RecordingBackend(G, BASE);
+        backend.onDeallocate = (v, s) -> {
+            throw new IllegalStateException("unmap failed for the test");
+        };
+        return backend;
+    }
+
+    /** Runs {@code action} with a capturing handler on VmmArena's java.util.logging logger; returns what it logged. */
+    private static String logWhile(Action action) throws Exception {
         assumeTrue(ModuleLayer.boot().findModule("java.logging").isPresent(), "java.util.logging is absent");
         Class<?> loggerClass = Class.forName("java.util.logging.Logger");
         Class<?> handlerClass = Class.forName("java.util.logging.Handler");
@@ -33,21 +69,15 @@ class ArenaErrorHandlerTest {
         Method removeHandler = loggerClass.getMethod("removeHandler", handlerClass);
         addHandler.invoke(logger, handler);
         try {
-            RecordingBackend backend = new RecordingBackend(G, BASE);
-            VmmArena arena = VmmArena.open(backend, 4 * G);
-            long va = arena.malloc(G);
-            backend.onDeallocate = (v, s) -> {
-                throw new IllegalStateException("unmap failed for the test");
-            };
-            arena.free(va);
+            action.run();
             handlerClass.getMethod("flush").invoke(handler);
         } finally {
             removeHandler.invoke(logger, handler);
         }
-        String text = captured.toString(StandardCharsets.UTF_8);
-        assertTrue(text.contains("WARNING"), text);
-        assertTrue(text.contains("free failed"), text);
-        assertTrue(text.contains("unmap failed for the test"), text);
-        assertTrue(text.contains(Long.toHexString(BASE)), text);
+        return captured.toString(StandardCharsets.UTF_8);
+    }
+
+    private interface Action {
+        void run() throws Exception;
     }
 }

@@ -74,6 +74,25 @@ class VmmArenaCloseTest {
         assertEquals(0, arena.liveCount());
     }
 
+    /** Free's state check (made under the table lock) keeps a closing arena's records for the closer. */
+    @Test
+    void freeWhileClosingIsANoOpAndTheCloserDrainsTheRecord() throws Exception {
+        long earlier = arena.malloc(G);
+        blockNextAllocate();
+        ArenaWorker<Long> malloc = ArenaWorker.start("malloc", () -> arena.malloc(G));
+        entered.await();
+        ArenaWorker<List<Allocation>> closer = ArenaWorker.start("closer", arena::closeAndDrain);
+        closer.awaitBlocked();
+        assertEquals(ArenaState.CLOSING, arena.state());
+        arena.free(earlier);
+        assertEquals(0, backend.releaseCount(VmmArenaTest.handleAt(backend, earlier)), "free while closing released the record");
+        proceed.countDown();
+        long late = malloc.finish();
+        List<Allocation> drained = closer.finish();
+        assertEquals(List.of(earlier, late), drained.stream().map(Allocation::va).sorted().toList(),
+                "the closer owns every record, the one freed while closing included");
+    }
+
     @Test
     void closeWaitsForAFreeInFlightBeforeReleasingTheReserve() throws Exception {
         long va = arena.malloc(G);

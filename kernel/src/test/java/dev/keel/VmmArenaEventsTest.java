@@ -24,6 +24,7 @@ class VmmArenaEventsTest {
         RecordingBackend backend = new RecordingBackend(G, BASE);
         VmmArena arena = VmmArena.open(backend, 4 * G);
         Path file = dir.resolve("arena.jfr");
+        long closeNanos;
         try (Recording recording = new Recording()) {
             recording.enable("dev.keel.ArenaMallocFailed");
             recording.enable("dev.keel.ArenaDrain");
@@ -31,7 +32,9 @@ class VmmArenaEventsTest {
             arena.malloc(G);
             arena.malloc(2 * G);
             assertThrows(ArenaExhaustedException.class, () -> arena.malloc(5 * G));
+            long closeStart = System.nanoTime();
             arena.close();
+            closeNanos = System.nanoTime() - closeStart;
             assertThrows(ArenaClosedException.class, () -> arena.malloc(G));
             arena.close();
             recording.stop();
@@ -51,7 +54,9 @@ class VmmArenaEventsTest {
         assertEquals(2, drains.size(), events.toString());
         assertEquals(2, drains.get(0).getInt("records"));
         assertEquals("drained", drains.get(0).getString("outcome"));
-        assertTrue(drains.get(0).getDuration("drainWait").toNanos() >= 0);
+        long drainWait = drains.get(0).getDuration("drainWait").toNanos();
+        assertTrue(drainWait >= 0 && drainWait <= closeNanos,
+                "the drain waited " + drainWait + " ns within a close of " + closeNanos + " ns");
         assertEquals(0, drains.get(1).getInt("records"));
         assertEquals("already closed", drains.get(1).getString("outcome"));
         Files.deleteIfExists(file);
