@@ -1,11 +1,20 @@
 package dev.keel;
 
+import jdk.jfr.Recording;
+import jdk.jfr.consumer.RecordedEvent;
+import jdk.jfr.consumer.RecordingFile;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -69,6 +78,62 @@ class DeviceAllocatorTest {
         a.allocate(10); // best fit takes the 10-byte hole; first fit would split the large one
         a.allocate(89);
         assertEquals(0, a.freeBytes());
+    }
+
+    @Test
+    void freeingInEveryOrderCoalescesBackToOneBlock() {
+        int[][] orders = permutations(4);
+        for (int[] order : orders) {
+            DeviceAllocator a = new DeviceAllocator(40);
+            long[] blocks = {a.allocate(10), a.allocate(10), a.allocate(10), a.allocate(10)};
+            for (int i : order) {
+                a.free(blocks[i]);
+            }
+            String what = "freed in order " + Arrays.toString(order);
+            assertEquals(40, largestFreeBlock(a), what);
+            a.free(a.allocate(40));
+            assertEquals(40, countOneByteAllocations(a), what);
+        }
+    }
+
+    @Test
+    void regionsMatchABestFitModelOfTheAddressSpace() {
+        int capacity = 64;
+        DeviceAllocator a = new DeviceAllocator(capacity);
+        boolean[] used = new boolean[capacity];
+        Map<Long, int[]> live = new LinkedHashMap<>(); // handle -> {offset, size}
+        Random random = new Random(20261129L);
+        for (int step = 0; step < 3000; step++) {
+            if (!live.isEmpty() && random.nextInt(100) < 45) {
+                List<Long> handles = new ArrayList<>(live.keySet());
+                long h = handles.get(random.nextInt(handles.size()));
+                int[] block = live.remove(h);
+                a.free(h);
+                Arrays.fill(used, block[0], block[0] + block[1], false);
+            } else {
+                int size = 1 + random.nextInt(16);
+                int fit = bestFit(used, size);
+                if (fit < 0) {
+                    DeviceOutOfMemoryException oom = assertThrows(DeviceOutOfMemoryException.class,
+                            () -> a.allocate(size), "step " + step);
+                    assertEquals(largestRun(used), oom.largestFreeBlock(), "step " + step);
+                } else {
+                    live.put(a.allocate(size), new int[] {fit, size});
+                    Arrays.fill(used, fit, fit + size, true);
+                }
+            }
+            int free = 0;
+            for (boolean u : used) {
+                free += u ? 0 : 1;
+            }
+            assertEquals(free, a.freeBytes(), "step " + step);
+            assertEquals(live.size(), a.liveCount(), "step " + step);
+            assertEquals(largestRun(used), largestFreeBlock(a), "step " + step);
+        }
+        for (long h : live.keySet()) {
+            a.free(h);
+        }
+        assertEquals(capacity, countOneByteAllocations(a));
     }
 
     @Test
@@ -169,6 +234,99 @@ class DeviceAllocatorTest {
         String m = oom.getMessage();
         assertTrue(m.contains("dev0") && m.contains("requested 50") && m.contains("free 10")
                 && m.contains("capacity 100") && m.contains("reclaimed 10") && m.contains("2 attempts"), m);
+    }
+
+    @Test
+    void reclaimedBytesCountOnlyWhatWasFreedDuringThisRequestsCallbacks() {
+        AtomicReference<DeviceAllocator> self = new AtomicReference<>();
+        List<Long> smallBlocks = new ArrayList<>();
+        DeviceAllocator a = DeviceAllocator.builder(100).pressureCallback((lock, bytes) -> {
+            if (!smallBlocks.isEmpty()) {
+                self.get().free(smallBlocks.remove(0));
+            }
+        }).retryPolicy(RetryPolicy.exponentialBackoff(3, Duration.ofNanos(1), Duration.ofNanos(1))).build();
+        self.set(a);
+        a.free(a.allocate(70)); // 70 bytes freed before the request: not reclaimed by it
+        a.allocate(60);
+        smallBlocks.add(a.allocate(10));
+        smallBlocks.add(a.allocate(5));
+        a.allocate(25);
+        DeviceOutOfMemoryException oom = assertThrows(DeviceOutOfMemoryException.class, () -> a.allocate(50));
+        assertEquals(15, oom.reclaimedBytes(), "10 in round 1, 5 in round 2, nothing in round 3");
+        assertEquals(4, oom.attempts());
+        assertEquals(15, oom.freeBytes());
+        assertEquals(15, oom.largestFreeBlock(), "the two freed neighbours coalesced");
+    }
+
+    @Test
+    void aThreadInterruptedBeforeItsRequestStillGetsOnePressureRound() throws Exception {
+        AtomicReference<DeviceAllocator> self = new AtomicReference<>();
+        long[] garbage = new long[1];
+        AtomicInteger calls = new AtomicInteger();
+        DeviceAllocator a = DeviceAllocator.builder(10).pressureCallback((lock, bytes) -> {
+            calls.incrementAndGet();
+            self.get().free(garbage[0]);
+        }).retryPolicy(RetryPolicy.exponentialBackoff(3, Duration.ofNanos(1), Duration.ofNanos(1))).build();
+        self.set(a);
+        garbage[0] = a.allocate(10);
+        CompletableFuture<String> result = CompletableFuture.supplyAsync(() -> {
+            Thread.currentThread().interrupt();
+            try {
+                long h = a.allocate(4);
+                return "allocated " + a.usedBytes() + " interrupted=" + Thread.interrupted() + " h>0=" + (h > 0);
+            } catch (DeviceOutOfMemoryException e) {
+                Thread.interrupted();
+                return "oom " + e.getMessage();
+            }
+        });
+        assertEquals("allocated 4 interrupted=true h>0=true", result.get(10, TimeUnit.SECONDS));
+        assertEquals(1, calls.get());
+    }
+
+    @Test
+    void builderOptionsAreReported() {
+        MemoryPressureCallback callback = (lock, bytes) -> { };
+        RetryPolicy policy = RetryPolicy.exponentialBackoff(2, Duration.ofMillis(1), Duration.ofMillis(1));
+        DeviceAllocator named = DeviceAllocator.builder(8).name("hbm0").pressureCallback(callback)
+                .retryPolicy(policy).build();
+        assertEquals("hbm0", named.name());
+        assertSame(callback, named.pressureCallback());
+        assertSame(policy, named.retryPolicy());
+        DeviceAllocator plain = new DeviceAllocator(8);
+        assertTrue(plain.name().startsWith("DeviceAllocator@"), plain.name());
+        assertEquals(null, plain.pressureCallback());
+        assertSame(RetryPolicy.once(), plain.retryPolicy());
+        DeviceOutOfMemoryException oom = assertThrows(DeviceOutOfMemoryException.class, () -> named.allocate(9));
+        assertTrue(oom.getMessage().startsWith("hbm0: out of device memory"), oom.getMessage());
+    }
+
+    @Test
+    void pressureEventsSayHowTheRequestEnded(@TempDir Path dir) throws Exception {
+        RuntimeException boom = new RuntimeException("boom");
+        AtomicInteger calls = new AtomicInteger();
+        DeviceAllocator a = DeviceAllocator.builder(10).name("jfr-outcome").pressureCallback((lock, bytes) -> {
+            if (calls.incrementAndGet() == 2) {
+                throw boom;
+            }
+        }).build();
+        a.allocate(10);
+        Path file = dir.resolve("outcome.jfr");
+        try (Recording recording = new Recording()) {
+            recording.enable("dev.keel.Pressure");
+            recording.start();
+            assertThrows(DeviceOutOfMemoryException.class, () -> a.allocate(1));
+            assertSame(boom, assertThrows(RuntimeException.class, () -> a.allocate(2)));
+            recording.stop();
+            recording.dump(file);
+        }
+        List<String> outcomes = new ArrayList<>();
+        for (RecordedEvent e : RecordingFile.readAllEvents(file)) {
+            if (e.getEventType().getName().equals("dev.keel.Pressure") && "jfr-outcome".equals(e.getString("allocator"))) {
+                outcomes.add(e.getLong("requestedBytes") + ": " + e.getString("outcome"));
+            }
+        }
+        outcomes.sort(null);
+        assertEquals(List.of("1: out of memory", "2: failed: java.lang.RuntimeException: boom"), outcomes);
     }
 
     @Test
@@ -344,6 +502,85 @@ class DeviceAllocatorTest {
         assertEquals("oom attempts=2 interrupted=true why=true", result.get(10, TimeUnit.SECONDS));
         assertEquals(1, calls.get());
         assertUsableFromAnotherThread(a);
+    }
+
+    /** The largest free block, as an out-of-memory error for one byte more than it reports it. */
+    static long largestFreeBlock(DeviceAllocator a) {
+        long probe = a.capacity() + 1; // always fails, and reports the largest free block
+        return assertThrows(DeviceOutOfMemoryException.class, () -> a.allocate(probe)).largestFreeBlock();
+    }
+
+    /** Allocates one byte at a time until the allocator is full, frees them all, and returns how many fit. */
+    private static int countOneByteAllocations(DeviceAllocator a) {
+        List<Long> ones = new ArrayList<>();
+        while (true) {
+            try {
+                ones.add(a.allocate(1));
+            } catch (DeviceOutOfMemoryException full) {
+                break;
+            }
+            if (ones.size() > a.capacity()) {
+                fail("more one-byte blocks than the capacity: free blocks overlap");
+            }
+        }
+        assertEquals(a.capacity(), a.usedBytes());
+        for (long h : ones) {
+            a.free(h);
+        }
+        return ones.size();
+    }
+
+    /** Best fit in a byte map: the start of the shortest free run of at least {@code size}, lowest first; -1 if none. */
+    private static int bestFit(boolean[] used, int size) {
+        int best = -1;
+        int bestLength = Integer.MAX_VALUE;
+        for (int start = 0; start < used.length; ) {
+            if (used[start]) {
+                start++;
+                continue;
+            }
+            int end = start;
+            while (end < used.length && !used[end]) {
+                end++;
+            }
+            if (end - start >= size && end - start < bestLength) {
+                best = start;
+                bestLength = end - start;
+            }
+            start = end;
+        }
+        return best;
+    }
+
+    private static int largestRun(boolean[] used) {
+        int largest = 0;
+        int run = 0;
+        for (boolean u : used) {
+            run = u ? 0 : run + 1;
+            largest = Math.max(largest, run);
+        }
+        return largest;
+    }
+
+    private static int[][] permutations(int n) {
+        List<int[]> out = new ArrayList<>();
+        permute(new int[n], new boolean[n], 0, out);
+        return out.toArray(new int[0][]);
+    }
+
+    private static void permute(int[] prefix, boolean[] taken, int depth, List<int[]> out) {
+        if (depth == prefix.length) {
+            out.add(prefix.clone());
+            return;
+        }
+        for (int i = 0; i < prefix.length; i++) {
+            if (!taken[i]) {
+                taken[i] = true;
+                prefix[depth] = i;
+                permute(prefix, taken, depth + 1, out);
+                taken[i] = false;
+            }
+        }
     }
 
     /** Polls {@code condition} until it holds, failing after ten seconds. */

@@ -23,6 +23,7 @@ import static dev.keel.DeviceAllocatorTest.assertUsableFromAnotherThread;
 import static dev.keel.DeviceAllocatorTest.awaitCondition;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
@@ -168,14 +169,15 @@ class GcReclaimerTest {
                 return "allocated";
             } catch (DeviceOutOfMemoryException e) {
                 return "oom attempts=" + e.attempts() + " interrupted=" + Thread.interrupted()
-                        + " host held=" + host.isHeldByCurrentThread();
+                        + " host held=" + host.isHeldByCurrentThread() + " / " + lastRound(e);
             }
         });
         awaitCondition(() -> collector[0] != null && collector[0].getState() == Thread.State.TIMED_WAITING,
                 "the collector to wait for the cleaners");
         assertEquals(3, tracker.garbage().count(), "the collection found the garbage");
         collector[0].interrupt();
-        assertEquals("oom attempts=2 interrupted=true host held=false", getWithin(result, "the collector"));
+        assertEquals("oom attempts=2 interrupted=true host held=false / the wait for cleaners was interrupted, "
+                + "0 of 3 unreachable buffers freed (0 bytes)", getWithin(result, "the collector"));
         assertFalse(reclaimer.isCollecting());
         assertEquals(1, reclaimer.collections());
         assertUsableFromAnotherThread(a);
@@ -211,11 +213,12 @@ class GcReclaimerTest {
         Thread[] waiter = new Thread[1];
         FutureTask<String> waiting = start("waiter", () -> {
             waiter[0] = Thread.currentThread();
-            return outcome(a);
+            return outcomeAndLastRound(a);
         });
         awaitCondition(() -> reclaimer.waiters() == 1, "the second thread to join");
         waiter[0].interrupt();
-        assertEquals("oom attempts=2 interrupted=true", getWithin(waiting, "the interrupted waiter"));
+        assertEquals("oom attempts=2 interrupted=true / interrupted while waiting for another thread's collection",
+                getWithin(waiting, "the interrupted waiter"));
         assertTrue(reclaimer.isCollecting(), "it returned before the collection ended");
         release.countDown();
         assertEquals("oom attempts=2 interrupted=false", getWithin(collector, "the collector"));
@@ -256,6 +259,84 @@ class GcReclaimerTest {
         release.countDown();
         assertEquals("oom attempts=2 interrupted=true host held=true", getWithin(waiting, "the host thread"));
         assertEquals("oom attempts=2 interrupted=false", getWithin(collector, "the collector"));
+    }
+
+    @Test
+    void aWaiterReportsTheCollectionItJoinedNotAnEarlierOne(@TempDir Path dir) throws Exception {
+        ReclaimTracker tracker = new ReclaimTracker();
+        AtomicInteger collections = new AtomicInteger();
+        CountDownLatch inSecond = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        GcReclaimer reclaimer = new GcReclaimer(HostLock.NONE, LONG, tracker, () -> {
+            if (collections.incrementAndGet() == 1) { // finds one buffer and its cleaner frees it at once
+                ReclaimTracker.Entry entry = tracker.register(new Object(), 64);
+                gcUntilFound(tracker, 1);
+                tracker.finished(entry);
+            } else { // finds nothing, after the second thread has joined
+                inSecond.countDown();
+                awaitUninterruptibly(release);
+            }
+        });
+        DeviceAllocator a = DeviceAllocator.builder(10).pressureCallback(reclaimer).build();
+        a.allocate(10);
+        Recording recording = new Recording();
+        recording.enable("dev.keel.Reclaim");
+        recording.start();
+        DeviceOutOfMemoryException first = assertThrows(DeviceOutOfMemoryException.class, () -> a.allocate(1));
+        assertEquals("collected, 1 of 1 unreachable buffers freed (64 bytes)", lastRound(first));
+        assertEquals(1, reclaimer.collections());
+
+        FutureTask<String> collector = start("collector", () -> outcomeAndLastRound(a));
+        assertTrue(inSecond.await(10, TimeUnit.SECONDS));
+        FutureTask<String> waiter = start("waiter", () -> outcomeAndLastRound(a));
+        awaitCondition(() -> reclaimer.waiters() == 1, "the second thread to join");
+        release.countDown();
+        assertEquals("oom attempts=2 interrupted=false / collected, 0 of 0 unreachable buffers freed (0 bytes)",
+                getWithin(collector, "the collector"));
+        assertEquals("oom attempts=2 interrupted=false / joined another thread's collection: collected, 0 of 0"
+                + " unreachable buffers freed (0 bytes)", getWithin(waiter, "the waiter"));
+        assertEquals(2, reclaimer.collections());
+        recording.stop();
+        Path file = dir.resolve("reclaim.jfr");
+        recording.dump(file);
+        recording.close();
+        List<RecordedEvent> events = new ArrayList<>(RecordingFile.readAllEvents(file));
+        events.sort((x, y) -> x.getStartTime().compareTo(y.getStartTime()));
+        List<String> seen = new ArrayList<>();
+        for (RecordedEvent e : events) {
+            if (!e.getEventType().getName().equals("dev.keel.Reclaim")) {
+                continue;
+            }
+            seen.add("found " + e.getLong("buffersFound") + ", freed " + e.getLong("buffersFreed") + " ("
+                    + e.getLong("reclaimedBytes") + " bytes), waiters " + e.getInt("waiters") + ", "
+                    + e.getString("outcome"));
+        }
+        assertEquals(List.of("found 1, freed 1 (64 bytes), waiters 0, complete",
+                "found 0, freed 0 (0 bytes), waiters 1, complete"), seen);
+    }
+
+    @Test
+    void aDeadlineTooLongForNanosecondsWaitsForTheCleaners() throws Exception {
+        ReclaimTracker tracker = new ReclaimTracker();
+        DeviceAllocator[] a = new DeviceAllocator[1];
+        long[] block = new long[1];
+        GcReclaimer reclaimer = new GcReclaimer(HostLock.NONE, Duration.ofSeconds(Long.MAX_VALUE), tracker, () -> {
+            ReclaimTracker.Entry entry = tracker.register(new Object(), 10);
+            gcUntilFound(tracker, 1);
+            Thread collecting = Thread.currentThread();
+            start("cleaner", () -> { // frees only once the collector waits for it
+                awaitCondition(() -> collecting.getState() == Thread.State.TIMED_WAITING, "the wait for cleaners");
+                a[0].free(block[0]);
+                tracker.finished(entry);
+                return null;
+            });
+        });
+        a[0] = DeviceAllocator.builder(10).pressureCallback(reclaimer).build();
+        block[0] = a[0].allocate(10);
+        FutureTask<Long> allocation = start("allocating", () -> a[0].allocate(10));
+        assertTrue(getWithin(allocation, "the allocation") > 0);
+        assertEquals(1, reclaimer.collections());
+        assertSame(HostLock.NONE, reclaimer.hostLock());
     }
 
     @Test
@@ -332,6 +413,24 @@ class GcReclaimerTest {
         } catch (DeviceOutOfMemoryException e) {
             return "oom attempts=" + e.attempts() + " interrupted=" + Thread.interrupted();
         }
+    }
+
+    private static String outcomeAndLastRound(DeviceAllocator a) {
+        try {
+            a.allocate(1);
+            return "allocated";
+        } catch (DeviceOutOfMemoryException e) {
+            return "oom attempts=" + e.attempts() + " interrupted=" + Thread.interrupted() + " / " + lastRound(e);
+        }
+    }
+
+    /** What the out-of-memory message says about the last pressure round (the callback's note). */
+    private static String lastRound(DeviceOutOfMemoryException e) {
+        String m = e.getMessage();
+        String tag = "(last pressure round: ";
+        int at = m.indexOf(tag);
+        assertTrue(at >= 0 && m.endsWith(")"), m);
+        return m.substring(at + tag.length(), m.length() - 1);
     }
 
     private static void awaitUninterruptibly(CountDownLatch latch) {

@@ -54,6 +54,36 @@ class RetryPolicyTest {
     }
 
     @Test
+    void theCapAppliesOnlyOnceTheDoubledDelayWouldPassIt() {
+        // 1 ns doubling, cap 5 ns: 0, 1, 2, 4, then 5 (8 would pass the cap). At retry 4 the cap
+        // shifted right by the doublings equals the initial delay, and the doubled delay (4) is
+        // still below the cap (5): the delay is 4, not the cap.
+        RetryPolicy p = RetryPolicy.exponentialBackoff(5, Duration.ofNanos(1), Duration.ofNanos(5));
+        assertEquals(0L, p.delayNanosBefore(1));
+        assertEquals(1L, p.delayNanosBefore(2));
+        assertEquals(2L, p.delayNanosBefore(3));
+        assertEquals(4L, p.delayNanosBefore(4));
+        assertEquals(5L, p.delayNanosBefore(5));
+    }
+
+    @Test
+    void acceptsTheBoundsOfItsArguments() {
+        RetryPolicy single = RetryPolicy.exponentialBackoff(1, Duration.ofNanos(1), Duration.ofNanos(1));
+        assertEquals(1, single.maxRetries());
+        assertEquals(0L, single.delayNanosBefore(1));
+        assertThrows(IllegalArgumentException.class, () -> single.delayNanosBefore(2));
+        RetryPolicy most = RetryPolicy.exponentialBackoff(RetryPolicy.MAX_RETRIES, Duration.ofNanos(1),
+                Duration.ofNanos(1));
+        assertEquals(RetryPolicy.MAX_RETRIES, most.maxRetries());
+        assertEquals(1L, most.delayNanosBefore(RetryPolicy.MAX_RETRIES));
+        RetryPolicy equal = RetryPolicy.exponentialBackoff(2, Duration.ofMillis(3), Duration.ofMillis(3));
+        assertEquals(3_000_000L, equal.delayNanosBefore(2));
+        RetryPolicy huge = RetryPolicy.exponentialBackoff(2, Duration.ofSeconds(Long.MAX_VALUE),
+                Duration.ofSeconds(Long.MAX_VALUE));
+        assertEquals(Long.MAX_VALUE, huge.delayNanosBefore(2), "a delay too long for a long saturates");
+    }
+
+    @Test
     void rejectsBadArguments() {
         Duration ms = Duration.ofMillis(1);
         assertThrows(IllegalArgumentException.class, () -> RetryPolicy.exponentialBackoff(0, ms, ms));

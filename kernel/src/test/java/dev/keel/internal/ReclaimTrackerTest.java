@@ -1,0 +1,107 @@
+package dev.keel.internal;
+
+import org.junit.jupiter.api.Test;
+
+import java.lang.ref.Reference;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The tracker's counting: what a collection left for the cleaners, what they freed since a mark,
+ * and the wait for them. Owners are dropped and collected with {@code System.gc()} until the
+ * tracker sees them (bounded), so the counts are exact and nothing depends on timing.
+ */
+class ReclaimTrackerTest {
+
+    @Test
+    void garbageCountsDueEntriesAndCleanerFreesSinceTheMark() throws Exception {
+        ReclaimTracker tracker = new ReclaimTracker();
+        ReclaimTracker.Entry earlier = tracker.register(new Object(), 1000);
+        gcUntilDue(tracker, 1);
+        tracker.finished(earlier); // a cleaner freed it before the mark: not this collection's
+        Object kept = new Object();
+        ReclaimTracker.Entry live = tracker.register(kept, 7);
+        ReclaimTracker.Entry freedAfterMark = tracker.register(new Object(), 100);
+        tracker.register(new Object(), 20);
+        tracker.register(new Object(), 3);
+        assertEquals(4, tracker.liveCount());
+
+        ReclaimTracker.Garbage mark = tracker.mark();
+        gcUntilDue(tracker, 3);
+        tracker.finished(freedAfterMark); // the cleaner ran before garbage(mark) was asked
+        ReclaimTracker.Garbage garbage = tracker.garbage(mark);
+        assertEquals(3, garbage.count(), "one freed since the mark plus two still due");
+        assertEquals(123, garbage.bytes());
+        assertEquals(1, tracker.cleanedSince(garbage));
+        assertEquals(100, tracker.reclaimedBytesSince(garbage));
+        assertEquals(3, tracker.liveCount());
+
+        tracker.finished(live); // an explicit free of a reachable owner is no cleaner's work
+        tracker.finished(freedAfterMark); // idempotent
+        assertEquals(1, tracker.cleanedSince(garbage));
+        assertEquals(100, tracker.reclaimedBytesSince(garbage));
+        assertEquals(2, tracker.liveCount());
+        assertUsableFromAnotherThread(tracker);
+        Reference.reachabilityFence(kept);
+    }
+
+    @Test
+    void awaitCleanedIsTrueOnceEveryDueEntryIsFreedAndFalseAtThePassedDeadline() throws Exception {
+        ReclaimTracker tracker = new ReclaimTracker();
+        ReclaimTracker.Entry first = tracker.register(new Object(), 8);
+        ReclaimTracker.Entry second = tracker.register(new Object(), 16);
+        ReclaimTracker.Garbage mark = tracker.mark();
+        gcUntilDue(tracker, 2);
+        ReclaimTracker.Garbage garbage = tracker.garbage(mark);
+        assertEquals(2, garbage.count());
+
+        long passed = System.nanoTime();
+        assertFalse(tracker.awaitCleaned(garbage, passed), "none freed, deadline passed");
+        tracker.finished(first);
+        assertFalse(tracker.awaitCleaned(garbage, passed), "one of two freed, deadline passed");
+        assertEquals(1, tracker.cleanedSince(garbage));
+        assertEquals(8, tracker.reclaimedBytesSince(garbage));
+        tracker.finished(second);
+        assertTrue(tracker.awaitCleaned(garbage, passed), "all freed: true even after the deadline");
+        assertEquals(2, tracker.cleanedSince(garbage));
+        assertEquals(24, tracker.reclaimedBytesSince(garbage));
+        assertEquals(0, tracker.liveCount());
+        assertUsableFromAnotherThread(tracker);
+    }
+
+    @Test
+    void aCollectionThatFindsNothingNeedsNoWait() throws Exception {
+        ReclaimTracker tracker = new ReclaimTracker();
+        Object kept = new Object();
+        tracker.register(kept, 5);
+        ReclaimTracker.Garbage garbage = tracker.garbage();
+        assertEquals(0, garbage.count());
+        assertEquals(0, garbage.bytes());
+        assertTrue(tracker.awaitCleaned(garbage, System.nanoTime()));
+        assertEquals(0, tracker.cleanedSince(garbage));
+        assertEquals(0, tracker.reclaimedBytesSince(garbage));
+        assertEquals(1, tracker.liveCount());
+        Reference.reachabilityFence(kept);
+    }
+
+    /** Collects until {@code count} registered owners are cleared (bounded: ten seconds). */
+    private static void gcUntilDue(ReclaimTracker tracker, long count) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (tracker.garbage().count() < count) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new AssertionError("the gc did not clear " + count + " owners within 10 s");
+            }
+            System.gc();
+        }
+    }
+
+    /** Another thread can take the tracker's lock: no query left it held. */
+    private static void assertUsableFromAnotherThread(ReclaimTracker tracker) throws Exception {
+        CompletableFuture<Integer> other = CompletableFuture.supplyAsync(tracker::liveCount);
+        other.get(10, TimeUnit.SECONDS);
+    }
+}
