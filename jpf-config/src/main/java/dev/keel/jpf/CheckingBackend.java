@@ -1,5 +1,7 @@
 package dev.keel.jpf;
 
+import dev.keel.ArenaState;
+import dev.keel.VmmArena;
 import dev.keel.VmmBackend;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
@@ -139,6 +141,16 @@ public final class CheckingBackend implements VmmBackend {
     /** How often {@code releaseReserve} was called. */
     public int reserveReleases() {
         return reserveReleases.get();
+    }
+
+    /**
+     * Calls {@code arena.close()} and fails unless, the moment it returns, the arena is
+     * {@code CLOSED} and no grant of this backend is still mapped.
+     */
+    public void closeAndCheckUnmapped(VmmArena arena) {
+        arena.close();
+        Scenario.check(arena.state() == ArenaState.CLOSED, "close() returned while the state is " + arena.state());
+        Scenario.check(liveCount() == 0, "close() returned while " + liveCount() + " grant(s) are still mapped");
     }
 
     /**
