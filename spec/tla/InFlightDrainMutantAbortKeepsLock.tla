@@ -13,15 +13,16 @@ AbortWithoutUnlock(c) ==
     /\ state' = "OPEN"
     /\ snap' = [snap EXCEPT ![c] = {}]
     /\ Goto(c, "aborted")
-    /\ UNCHANGED <<inFlight, pending, next, table, mapped, releases,
-                   closeLock, opsLeft, loc, drained>>
+    /\ UNCHANGED <<next, table, mapped, releases, closeLock, opsLeft, loc,
+                   drained, inFlight>>
 
 MutantNext ==
     \/ \E t \in OpThreads : OpStep(t)
-    \/ \E c \in Closers : CloserProgress(c) \/ CloseLockInterrupted(c)
+    \/ \E c \in Closers : \/ CloserProgress(c)
+                          \/ CloseLockInterrupted(c) /\ UNCHANGED inFlight
                           \/ AbortWithoutUnlock(c)
-    \/ \E t \in Threads : CloseRefused(t)
-    \/ Terminated
+    \/ \E t \in Threads : CloseRefused(t) /\ UNCHANGED inFlight
+    \/ Terminated /\ UNCHANGED inFlight
 
 MutantSpec ==
     Init /\ [][MutantNext]_vars /\ \A c \in Closers : WF_vars(CloserProgress(c))

@@ -22,15 +22,13 @@ EXTENDS InFlightDrain
 \* per op thread: spinning in a close it called from inside a backend call
 VARIABLE nested
 
-mutantVars == <<vars, nested>>
-
 SeedReentrantClose(t) ==
     /\ InBackendCall(t) /\ ~nested[t]
     /\ state = "OPEN"      \* else the seed's CAS fails and close returns
     /\ state' = "CLOSING"
     /\ nested' = [nested EXCEPT ![t] = TRUE]
-    /\ UNCHANGED <<inFlight, pending, next, table, mapped, releases, closeLock,
-                   pc, opsLeft, loc, snap, drained>>
+    /\ UNCHANGED <<next, table, mapped, releases, closeLock, pc, opsLeft, loc,
+                   snap, drained, inFlight>>
 
 MutantInit == Init /\ nested = [t \in OpThreads |-> FALSE]
 
@@ -38,7 +36,7 @@ MutantNext ==
     \/ \E t \in OpThreads : ~nested[t] /\ OpStep(t) /\ UNCHANGED nested
     \/ \E c \in Closers : CloserStep(c) /\ UNCHANGED nested
     \/ \E t \in OpThreads : SeedReentrantClose(t)
-    \/ Terminated /\ UNCHANGED nested
+    \/ Terminated /\ UNCHANGED <<inFlight, nested>>
 
 NestedCloseCountsItself == \A t \in OpThreads : nested[t] => inFlight >= 1
 =============================================================================

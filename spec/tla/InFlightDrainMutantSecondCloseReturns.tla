@@ -15,18 +15,20 @@ SeedCloseBegin(c) ==
             /\ Goto(c, "check")
        ELSE /\ Goto(c, "done")               \* the seed's failed CAS: return
             /\ UNCHANGED closeLock
-    /\ UNCHANGED <<state, inFlight, pending, next, table, mapped, releases,
-                   opsLeft, loc, snap, drained>>
+    /\ UNCHANGED <<state, next, table, mapped, releases, opsLeft, loc, snap,
+                   drained, inFlight>>
 
 MutantCloserStep(c) ==
-    \/ SeedCloseBegin(c) \/ CloseAlreadyClosed(c) \/ CloseBegin(c)
-    \/ CloseAwaitDrain(c) \/ CloseSnapshot(c) \/ CloseCommit(c)
-    \/ DrainRelease(c) \/ CloseUnlock(c)
-    \/ CloseLockInterrupted(c) \/ CloseAbort(c)
+    \/ SeedCloseBegin(c)
+    \/ /\ \/ CloseAlreadyClosed(c) \/ CloseBegin(c) \/ CloseSnapshot(c)
+          \/ CloseCommit(c) \/ DrainRelease(c) \/ CloseUnlock(c)
+          \/ CloserFault(c)
+       /\ UNCHANGED inFlight
+    \/ CloseAwaitDrain(c)
 
 MutantNext ==
     \/ \E t \in OpThreads : OpStep(t)
     \/ \E c \in Closers : MutantCloserStep(c)
-    \/ \E t \in Threads : CloseRefused(t)
-    \/ Terminated
+    \/ \E t \in Threads : CloseRefused(t) /\ UNCHANGED inFlight
+    \/ Terminated /\ UNCHANGED inFlight
 =============================================================================

@@ -3,15 +3,13 @@ package dev.keel;
 import dev.keel.internal.ArenaDrainEvent;
 import dev.keel.internal.AllocationTable;
 import dev.keel.internal.ArenaMallocFailedEvent;
-import dev.keel.internal.InFlightCell;
-import dev.keel.internal.InFlightCells;
+import dev.keel.internal.InFlightLeases;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
-import java.util.function.BooleanSupplier;
 import jdk.jfr.FlightRecorder;
 
 /**
@@ -32,24 +30,27 @@ import jdk.jfr.FlightRecorder;
  * {@link #leakedBytes()}. Since the base is aligned to the granularity and every offset is a
  * multiple of it, every address is aligned to any power of two up to the granularity.
  *
- * <p><b>Table and counters.</b> A successful malloc adds the size to the mapped counter and puts
- * {@code va -> (size, handle)} in the table; a free removes the record, subtracts its size and
- * unmaps it. A free of an unknown address does nothing, so a double free is harmless.
+ * <p><b>Table and counters.</b> A successful malloc puts {@code va -> (size, handle)} in the
+ * table; a free removes the record and unmaps it. The table counts the mapped bytes itself, in
+ * the critical section that inserts or removes a record, so {@link #mappedBytes()} always equals
+ * the live records' bytes. A free of an unknown address does nothing, so a double free is
+ * harmless.
  *
- * <p><b>In-flight drain.</b> Every malloc and free counts itself <em>in flight</em> before it
- * checks that the state is {@code OPEN}, and uncounts itself when it is done. Malloc checks once
- * before its bump (so that a closed arena fails fast) and again after it, which is the check that
- * counts; free checks under the table's lock, in the step that removes the record. {@code
- * closeAndDrain} stores {@code CLOSING}, waits until the in-flight count is zero, snapshots the
- * table, then clears it, zeroes the mapped counter and stores {@code CLOSED}. If waiting is
- * interrupted or building the result fails, it stores {@code OPEN} again and leaves every record in
- * place (spec {@code InFlightDrain}, action {@code CloseAbort}). Closes are serialised by a lock,
- * so a second concurrent close returns only after the first has finished, including, for {@link
- * #close()}, the release of every record and of the reserve. A close called from inside one of this
- * arena's own operations (a backend call made by malloc, free or close on the same thread) would
- * wait for itself; it is refused with an {@link IllegalStateException} instead.
+ * <p><b>In-flight drain.</b> Every malloc and free runs inside the in-flight guard, an {@link
+ * InFlightLeases}: it leases a slot, then checks that the state is {@code OPEN} (the check that
+ * counts), and gives the slot back when it returns. A cheaper check before the lease only makes
+ * calls on a closed arena fail fast. {@code closeAndDrain} stores {@code CLOSING}, waits until
+ * it has seen every slot free, snapshots the table, then clears it and stores {@code CLOSED}. If
+ * waiting is interrupted or building the result fails, it stores {@code OPEN} again and leaves
+ * every record in place (spec {@code ArenaOps}, action {@code CloseAbort}). Closes are serialised
+ * by a lock, so a second concurrent close returns only after the first has finished, including,
+ * for {@link #close()}, the release of every record and of the reserve. A close called from
+ * inside one of this arena's own operations (a backend call made by malloc, free or close on the
+ * same thread) would wait for itself; it is refused with an {@link IllegalStateException}
+ * instead: the thread holds a slot, or the close lock.
  *
- * <h2>Invariants (names from {@code spec/tla/CasBump.tla} and {@code InFlightDrain.tla})</h2>
+ * <h2>Invariants (names from {@code spec/tla/CasBump.tla}, {@code ArenaOps.tla} and
+ * {@code InFlightLeases.tla})</h2>
  * <ul>
  * <li>{@code RangesDisjoint}, {@code RangesAligned}, {@code RangesInside},
  *     {@code RangesBelowNext}: granted ranges never overlap, start and end on multiples of the
@@ -63,11 +64,13 @@ import jdk.jfr.FlightRecorder;
  * <li>{@code NoLostAllocation}: every handle the backend granted is in the table, held by one
  *     operation in flight, or in one drained list, or has been deallocated exactly once.
  * <li>{@code NothingAfterDrain}, {@code ClosedIsFinal}, {@code ExclusiveAfterDrain},
- *     {@code SnapshotExact}: once a closer has seen the drain complete, no malloc or free is past
+ *     {@code SnapshotExact}: once a closer has seen the guard drained, no malloc or free is past
  *     its state check, so the snapshot is the table, and after the commit nothing enters it.
- * <li>{@code MappedMatchesTable}, {@code MappedCoversTable}, {@code MappedNonNegative}: the mapped
- *     counter equals the table's bytes except while an operation is between its counter step and
- *     its table step, when it is ahead; it is never negative.
+ * <li>{@code MappedMatchesTable}, {@code MappedNonNegative}: the mapped counter is the table's
+ *     bytes at every moment.
+ * <li>{@code LeaseExclusive}, {@code ScanCoversGuarded}: a call holds one slot from its lease to
+ *     its return; while the closer scans, every call past the check holds a slot it has still to
+ *     pass.
  * <li>{@code ClosingUnderLock}, {@code SecondCloseWaits}: the state is {@code CLOSING} only while
  *     the close-lock holder drains, so plain volatile stores of the state suffice; a close returns
  *     only once the arena is closed and every record close() drained is deallocated.
@@ -75,38 +78,31 @@ import jdk.jfr.FlightRecorder;
  *
  * <h2>Why each ordering is needed</h2>
  * <ul>
- * <li><b>Enter, then an atomic step, then the state check.</b> The closer must not miss an
- *     operation that saw {@code OPEN}: either the operation sees {@code CLOSING}, or the closer
- *     sees its increment and waits. The seed gets this from a Dekker pair of sequentially
- *     consistent accesses (store the increment, load the state), which costs a full fence per
- *     operation. Here the increment is a release store (no fence on x86 or ARM), and the check
- *     that counts comes after an atomic step the operation performs anyway: malloc re-checks after
- *     its successful compare-and-exchange of {@code next}; free checks while it holds its table
- *     segment's lock, taken by compare-and-set. The closer, after its volatile store of
- *     {@code CLOSING}, loads {@code next} (volatile) and takes and releases every segment lock, and
- *     only then reads the cells. Take a malloc: its exchange and the closer's load of {@code next}
- *     are both in the total synchronization order. If the exchange comes first, it
- *     synchronizes-with the load, so the increment, which precedes the exchange in program order,
- *     happens-before the closer reads the cell: the closer sees it (or the later exit). If the load
- *     comes first, the closer's store of {@code CLOSING} precedes the malloc's volatile load of the
- *     state in that total order, so the malloc sees {@code CLOSING}. For free, the segment lock
- *     plays the part of {@code next}. With nothing atomic between the release store and the load,
- *     the load could be satisfied before the store is visible (store-to-load reordering, which x86
- *     does; the jcstress litmus test shows the outcome), and a malloc could insert a record after
- *     the snapshot. That is why malloc's check before the bump is only an early exit (spec mutant
- *     {@code NoRecheck} loses a record without the re-check). The spec models the release store by
- *     making an enter visible to the closer only at the operation's atomic step.
- * <li><b>Free takes the guard too.</b> Without it a free could remove a record before the
- *     snapshot and subtract its size after the mapped counter was zeroed (mutant
- *     {@code FreeWithoutGuard}: mapped goes negative). Its backend release stays inside the guard
- *     so that {@link #close()} never releases the reserve while a free is still unmapping part of it.
- * <li><b>Malloc accounts before it inserts.</b> Once the record is in the table a concurrent
- *     free of that address (a stray or guessed one) may remove it and subtract its size; adding
- *     first keeps the counter from dipping below zero in that race (the seed inserts first).
- * <li><b>Exit with a release store.</b> The exit publishes the operation's writes to a closer
- *     whose volatile load sees the cell drop. An exiting operation that then loads a state other
- *     than {@code OPEN} unparks the closer; but with no fence between that store and that load,
- *     the closer may have read the old count while the operation still read {@code OPEN}. So the
+ * <li><b>Lease, then check the state.</b> The closer must not miss a call that saw {@code
+ *     OPEN}: either the call sees {@code CLOSING}, or the closer sees its slot held and waits.
+ *     The lease is a compare-and-set and the check a volatile load; the closer's store of {@code
+ *     CLOSING}, its volatile read of the chunk array and its volatile reads of the slots follow
+ *     in program order. All of these are synchronization actions, so they lie in one total
+ *     order consistent with each thread's program order. If the call's load of the state comes
+ *     before the closer's store, the lease (earlier still) comes before the closer reads the
+ *     chunks and the slot, so the closer finds the slot held (or, later, given back: the call
+ *     has returned, and the release store of the give-back happens-before the closer's load that
+ *     sees it). Otherwise the load sees {@code CLOSING}. A lease the closer missed, made in a
+ *     slot it had already passed or in a chunk appended after it read the array, therefore
+ *     belongs to a call that sees {@code CLOSING} and leaves. Checking only before the lease, as
+ *     the seed orders its counter, loses that guarantee (spec mutant {@code CheckBeforeLease}),
+ *     and so would a closer that read the chunk array before storing {@code CLOSING} (mutant
+ *     {@code ScanBeforeClosing}: the scan misses a slot appended in between). A release store
+ *     in place of the compare-and-set would not do either: a later load may pass it (x86 does;
+ *     the jcstress test {@code InFlightReleaseLease} shows the outcome).
+ * <li><b>Free takes the guard too.</b> Without it a free could remove a record the closer's
+ *     snapshot holds and deallocate it, and the close deallocate it again (mutant {@code
+ *     FreeWithoutGuard}). Its backend release stays inside the guard so that {@link #close()}
+ *     never releases the reserve while a free is still unmapping part of it.
+ * <li><b>Give back with a release store.</b> It publishes the call's writes to a closer whose
+ *     volatile load sees the slot free. A returning call that then loads a state other than
+ *     {@code OPEN} unparks the closer; but with no fence between that store and that load, the
+ *     closer may have read the slot still held while the call still read {@code OPEN}. So the
  *     wake-up is only a hint: the closer parks with a timeout (at most a millisecond) and
  *     re-checks.
  * <li><b>Give-back only from the top.</b> Moving {@code next} back below a later grant would hand
@@ -114,28 +110,22 @@ import jdk.jfr.FlightRecorder;
  *     top" and "move back" one step. Likewise the bump itself must be one compare-and-exchange,
  *     not a load then a store (mutant {@code LoadStore}: overlapping ranges).
  * <li><b>Commit while {@code CLOSING}.</b> After the drain no operation is past its state check, so
- *     clearing the table and zeroing the mapped counter cannot interleave with any malloc or free;
- *     the store of {@code CLOSED} that follows makes the three one atomic step ({@code CloseCommit}).
+ *     clearing the table cannot interleave with any malloc or free; the store of {@code CLOSED}
+ *     that follows makes the two one atomic step ({@code CloseCommit}).
  * </ul>
  *
- * <h2>Striped counters</h2>
- * The spec has one {@code inFlight} counter and one {@code mapped} counter. Here each thread that
- * uses the arena has its own {@link InFlightCell}, which only it updates: the hot path needs no
- * read-modify-write on shared memory except the bump, and two threads never contend on a counter.
- * This is equivalent to the single counters: (1) the abstract {@code inFlight} is the sum of the
- * cells and {@code mapped} the sum of the shares, and each step changes exactly one cell by the
- * spec's amount; (2) the closer checks the cells one after another rather than their sum at one
- * instant, which is enough because every operation that passed the {@code OPEN} check has its
- * increment visible to the closer's reads of the cells (above), and its cell stays non-zero
- * until it exits, so when the closer finds a cell at zero every such operation of that thread has
- * exited; an operation that increments later sees {@code CLOSING} and touches nothing, so the spec
- * run that orders its enter after the drain is the same run. Reading {@link #mappedBytes()} sums
- * the shares without stopping writers, so under concurrency it is an estimate, exact when
- * quiescent.
+ * <h2>Bookkeeping bounded by the machine</h2>
+ * The guard keeps no state per thread: a slot is held only for the length of one call, so its
+ * slots number twice the processors (at least 8) plus what more calls in flight at once have
+ * ever needed, whatever the number of threads that used the arena, and a thread that used it
+ * leaves nothing behind. The hot path costs one compare-and-set for the lease and a release
+ * store to give it back, on a slot no other thread writes unless two threads' homes collide.
  *
  * <h2>Progress</h2>
  * Malloc's bump is lock-free (its exchange fails only when another bump succeeded); malloc and free
- * each hold one table segment lock for a probe, and free performs no retry loop. Close waits for
+ * each hold one table segment lock for a probe, and free performs no retry loop. A lease probes
+ * at most every published slot and, only when all are held, appends a chunk under a lock. Close
+ * waits for
  * the operations in flight, so a backend call that never returns blocks it; the wait spins
  * briefly and then parks with a timeout, and an interrupt ends it (the arena goes back
  * to {@code OPEN} and {@link CancellationException} is thrown with the interrupt flag restored).
@@ -153,13 +143,6 @@ public final class VmmArena implements AutoCloseable {
     private static final int CLOSING = 1;
     private static final int CLOSED = 2;
 
-    /** How often the closer re-checks a busy cell before it parks. */
-    private static final int SPINS_BEFORE_PARK = 100;
-    /** The closer's first park while a cell is busy; each further park doubles it. */
-    private static final long MIN_PARK_NANOS = 10_000;
-    /** The longest the closer parks before it re-checks a busy cell. */
-    private static final long MAX_PARK_NANOS = 1_000_000;
-
     private final VmmBackend backend;
     private final long base;
     private final long totalBytes;
@@ -168,15 +151,13 @@ public final class VmmArena implements AutoCloseable {
 
     private final AtomicLong next = new AtomicLong();
     private final AllocationTable table = new AllocationTable();
-    private final InFlightCells cells = new InFlightCells();
+    private final InFlightLeases leases = new InFlightLeases();
     private final ReentrantLock closeLock = new ReentrantLock();
     private final AtomicLong leaked = new AtomicLong();
     private final AtomicLong failedMallocs = new AtomicLong();
     private final AtomicLong failedReleases = new AtomicLong();
 
     private volatile int state = OPEN;
-    /** Free's state check, made under the lock of the record's table segment. */
-    private final BooleanSupplier isOpen = () -> state == OPEN;
     /** The thread waiting in {@link #awaitDrain()}, for operations to unpark; null when none. */
     private volatile Thread drainWaiter;
     /** Guarded by {@link #closeLock}. */
@@ -342,24 +323,21 @@ public final class VmmArena implements AutoCloseable {
     }
 
     private long mallocInFlight(long size, long aligned) {
-        InFlightCell cell = cells.current();
-        cell.enter();                                          // InFlightDrain: MallocEnter
+        if (state != OPEN) {                                   // InFlightLeases: MallocCheckOpen // InFlightDrain: CallRefused
+            throw closedException();
+        }
+        int lease = leases.enter();
         try {
-            if (state != OPEN) {                               // InFlightDrain: MallocCheckOpen
+            if (state != OPEN) {                               // InFlightLeases: MallocRecheckOpen // InFlightDrain: MallocEnter, CallRefused
                 throw closedException();
             }
-            long offset = bump(size, aligned);                 // InFlightDrain: MallocBump
-            if (state != OPEN) {                               // InFlightDrain: MallocRecheckOpen
-                giveBackOrLeak(offset, aligned);               // InFlightDrain: MallocGiveBack
-                throw closedException();
-            }
+            long offset = bump(size, aligned);                 // ArenaOps: MallocBump
             long va = base + offset;
-            long handle = allocateBacking(va, offset, aligned); // InFlightDrain: MallocBackendAlloc
-            cell.addMapped(aligned);                           // InFlightDrain: MallocAccount
-            insert(cell, va, offset, aligned, handle);         // InFlightDrain: MallocInsert
+            long handle = allocateBacking(va, offset, aligned); // ArenaOps: MallocBackendAlloc
+            insert(va, offset, aligned, handle);               // ArenaOps: MallocInsert
             return va;
         } finally {
-            exit(cell);                                        // InFlightDrain: MallocExit
+            exit(lease);                                       // InFlightLeases: MallocExit // InFlightDrain: MallocExit
         }
     }
 
@@ -386,7 +364,7 @@ public final class VmmArena implements AutoCloseable {
         try {
             return backend.allocate(va, aligned);              // CasBump: BackendOk, BackendFail
         } catch (Throwable failure) {
-            giveBackOrLeak(offset, aligned);                   // InFlightDrain: MallocGiveBack
+            giveBackOrLeak(offset, aligned);                   // ArenaOps: MallocGiveBack
             throw failure;
         }
     }
@@ -398,15 +376,14 @@ public final class VmmArena implements AutoCloseable {
     }
 
     /**
-     * Puts the record in the table. If that fails (out of memory while the table grows), undoes
-     * the accounting, the mapping and the bump, none of which anyone else has seen yet: this path
-     * is not in the spec, where the table never fails.
+     * Puts the record in the table, which counts its bytes as mapped. If that fails (out of memory
+     * while the table grows), undoes the mapping and the bump, neither of which anyone else has
+     * seen yet: this path is not in the spec, where the table never fails.
      */
-    private void insert(InFlightCell cell, long va, long offset, long aligned, long handle) {
+    private void insert(long va, long offset, long aligned, long handle) {
         try {
             table.put(va, aligned, handle);
         } catch (Throwable failure) {
-            cell.addMapped(-aligned);
             RuntimeException releaseFailure = release(va, aligned, handle);
             if (releaseFailure != null) {
                 failure.addSuppressed(releaseFailure);
@@ -447,17 +424,21 @@ public final class VmmArena implements AutoCloseable {
     }
 
     private RuntimeException freeInFlight(long va) {
-        InFlightCell cell = cells.current();
-        cell.enter();                                          // InFlightDrain: FreeEnter
+        if (state != OPEN) {                                   // InFlightLeases: FreeCheckOpen // InFlightDrain: CallRefused
+            return null;
+        }
+        int lease = leases.enter();
         try {
-            Allocation record = table.removeIf(va, isOpen);    // InFlightDrain: FreeRemoveIfOpen
+            if (state != OPEN) {                               // InFlightLeases: FreeRecheckOpen // InFlightDrain: FreeEnter, CallRefused
+                return null;
+            }
+            Allocation record = table.remove(va);              // ArenaOps: FreeRemove
             if (record == null) {
                 return null;
             }
-            cell.addMapped(-record.size());                    // InFlightDrain: FreeAccount
-            return release(va, record.size(), record.handle()); // InFlightDrain: FreeRelease
+            return release(va, record.size(), record.handle()); // ArenaOps: FreeRelease
         } finally {
-            exit(cell);                                        // InFlightDrain: FreeExit
+            exit(lease);                                       // InFlightLeases: FreeExit // InFlightDrain: FreeExit
         }
     }
 
@@ -472,8 +453,9 @@ public final class VmmArena implements AutoCloseable {
         }
     }
 
-    private void exit(InFlightCell cell) {
-        cell.exit();
+    /** Gives the lease back and, if a close has begun, wakes the closer (a hint: see the class comment). */
+    private void exit(int lease) {
+        leases.exit(lease);
         if (state != OPEN) {
             LockSupport.unpark(drainWaiter);
         }
@@ -493,12 +475,12 @@ public final class VmmArena implements AutoCloseable {
      *                                records intact, and the interrupt flag is set
      */
     public List<Allocation> closeAndDrain() {
-        refuseReentrantClose();                                // InFlightDrain: CloseRefused
-        lockForClose();                                        // InFlightDrain: CloseLock
+        refuseReentrantClose();                                // ArenaOps: CloseRefused
+        lockForClose();                                        // ArenaOps: CloseLock
         try {
             return drainLocked();
         } finally {
-            closeLock.unlock();                                // InFlightDrain: CloseUnlock
+            closeLock.unlock();                                // ArenaOps: CloseUnlock
         }
     }
 
@@ -513,19 +495,19 @@ public final class VmmArena implements AutoCloseable {
      */
     @Override
     public void close() {
-        refuseReentrantClose();                                // InFlightDrain: CloseRefused
-        lockForClose();                                        // InFlightDrain: CloseLock
+        refuseReentrantClose();                                // ArenaOps: CloseRefused
+        lockForClose();                                        // ArenaOps: CloseLock
         try {
             RuntimeException first = null;
             for (Allocation record : drainLocked()) {
-                first = firstOf(first, release(record.va(), record.size(), record.handle())); // InFlightDrain: DrainRelease
+                first = firstOf(first, release(record.va(), record.size(), record.handle())); // ArenaOps: DrainRelease
             }
             first = firstOf(first, releaseReserveOnce());
             if (first != null) {
                 throw first;
             }
         } finally {
-            closeLock.unlock();                                // InFlightDrain: CloseUnlock
+            closeLock.unlock();                                // ArenaOps: CloseUnlock
         }
     }
 
@@ -553,8 +535,7 @@ public final class VmmArena implements AutoCloseable {
     }
 
     private void refuseReentrantClose() {
-        InFlightCell cell = cells.currentIfRegistered();
-        if (closeLock.isHeldByCurrentThread() || (cell != null && cell.inFlight() > 0)) {
+        if (closeLock.isHeldByCurrentThread() || leases.heldByCurrentThread()) {
             throw new IllegalStateException("close of " + this
                     + " called from inside one of its own backend calls: it would wait for itself");
         }
@@ -568,7 +549,7 @@ public final class VmmArena implements AutoCloseable {
         try {
             closeLock.lockInterruptibly();
         } catch (InterruptedException e) {
-            throw interrupted("while waiting for another close of " + this); // InFlightDrain: CloseLockInterrupted
+            throw interrupted("while waiting for another close of " + this); // ArenaOps: CloseLockInterrupted
         }
     }
 
@@ -580,18 +561,18 @@ public final class VmmArena implements AutoCloseable {
     /** The drain proper; the caller holds {@link #closeLock}. */
     private List<Allocation> drainLocked() {
         ArenaDrainEvent event = beginDrainEvent();
-        if (state == CLOSED) {                                 // InFlightDrain: CloseAlreadyClosed
+        if (state == CLOSED) {                                 // ArenaOps: CloseAlreadyClosed
             commit(event, 0, 0, "already closed");
             return List.of();
         }
         drainWaiter = Thread.currentThread();
-        beginClosing();                                        // InFlightDrain: CloseBegin
+        state = CLOSING;                                       // ArenaOps: CloseBegin
         long waitStart = System.nanoTime();
         try {
-            awaitDrain();                                      // InFlightDrain: CloseAwaitDrain
+            leases.awaitAllFree(this);                         // InFlightDrain: CloseAwaitDrain
             long waited = System.nanoTime() - waitStart;
-            List<Allocation> drained = table.snapshot();       // InFlightDrain: CloseSnapshot
-            commitClose();                                     // InFlightDrain: CloseCommit
+            List<Allocation> drained = table.snapshot();       // ArenaOps: CloseSnapshot
+            commitClose();                                     // ArenaOps: CloseCommit
             commit(event, drained.size(), waited, "drained");
             return drained;
         } catch (InterruptedException e) {
@@ -605,53 +586,14 @@ public final class VmmArena implements AutoCloseable {
         }
     }
 
-    /**
-     * Stores {@code CLOSING}, then synchronises with every operation that may have missed it: a
-     * volatile load of the bump pointer for mallocs (whose re-check follows their bump) and a pass
-     * through every table lock for frees (whose check is made under one). See "Enter, atomic step,
-     * state check" in the class comment.
-     */
-    private void beginClosing() {
-        state = CLOSING;
-        next.get(); // the volatile load is the point: it orders this closer against every bump
-        table.passEveryLock();
-    }
-
-    /**
-     * Waits until no thread has a malloc or free of this arena in flight. It spins briefly, then
-     * parks with a timeout that doubles up to {@link #MAX_PARK_NANOS}: an exiting operation
-     * unparks the closer when it sees the state is no longer {@code OPEN}, but its exit is a
-     * release store with no fence, so it may read the state too early and not unpark; the timeout
-     * re-checks the cell instead of relying on the wake-up.
-     */
-    private void awaitDrain() throws InterruptedException {
-        for (InFlightCell cell : cells.snapshot().cells()) {
-            int spins = 0;
-            long parkNanos = MIN_PARK_NANOS;
-            while (cell.inFlight() != 0) {
-                if (Thread.interrupted()) {
-                    throw new InterruptedException();
-                }
-                if (spins < SPINS_BEFORE_PARK) {
-                    spins++;
-                    Thread.onSpinWait();
-                } else {
-                    LockSupport.parkNanos(this, parkNanos);
-                    parkNanos = Math.min(2 * parkNanos, MAX_PARK_NANOS);
-                }
-            }
-        }
-    }
-
     /** Clears the table and the mapped counter, then publishes CLOSED; see the class comment. */
     private void commitClose() {
         table.clear();
-        cells.resetMapped();
         state = CLOSED;
     }
 
     private void abortClose(ArenaDrainEvent event, long waitStart, Throwable cause) {
-        state = OPEN;                                          // InFlightDrain: CloseAbort
+        state = OPEN;                                          // ArenaOps: CloseAbort
         commit(event, 0, System.nanoTime() - waitStart, "aborted: " + cause);
     }
 
@@ -710,14 +652,13 @@ public final class VmmArena implements AutoCloseable {
     }
 
     /**
-     * Bytes backed by the device: the sum of the live records' sizes. Each thread keeps its own
-     * share and the shares are summed without stopping writers, so under concurrency this is an
-     * estimate, exact whenever no malloc or free is running. A free on one thread of another
-     * thread's allocation can make the raw sum briefly negative; that is reported as 0, since no
-     * moment of the spec has negative mapped bytes ({@code MappedNonNegative}).
+     * Bytes backed by the device: the sum of the live records' sizes, counted atomically with
+     * the table (each table segment sums its records under its lock), so it always equals the
+     * bytes of the records {@link #liveCount()} counts. A malloc counts once it has inserted its
+     * record; a free stops counting once it has removed its record.
      */
     public long mappedBytes() {
-        return Math.max(0L, cells.mappedSum());
+        return table.bytes();
     }
 
     /**
@@ -734,6 +675,11 @@ public final class VmmArena implements AutoCloseable {
     /** Range bytes lost to failed backend allocations that were no longer the top when they failed. */
     public long leakedBytes() {
         return leaked.get();
+    }
+
+    /** Lease slots of the in-flight guard (tests check that they stay bounded). */
+    int inFlightSlots() {
+        return leases.slotCount();
     }
 
     /** Whether a close has completed its drain. */

@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -458,11 +459,75 @@ class VmmArenaTest {
         for (long va : addresses.subList(0, 5)) {
             arena.free(va); // frees on this thread, allocated by threads now dead
         }
-        Thread late = new Thread(() -> arena.malloc(2 * G)); // its registration sweeps the dead threads' cells
+        Thread late = new Thread(() -> arena.malloc(2 * G));
         late.start();
         late.join();
         assertEquals(17 * G, arena.mappedBytes());
         assertEquals(16, arena.liveCount());
+    }
+
+    /**
+     * The guard keeps nothing per thread: after 100,000 short-lived virtual threads, the arena's
+     * lease slots are bounded by the calls that were in flight at once (here counted from the
+     * outside, so over-counted), not by the threads, and its counters are exact. Calls do pile up:
+     * a virtual thread that yields while waiting for a table segment lock holds its slot until the
+     * scheduler gets back to it, behind every thread queued meanwhile.
+     */
+    @Test
+    @Timeout(120)
+    void bookkeepingIsBoundedByTheCallsInFlightNotByTheThreads() throws InterruptedException {
+        VmmArena arena = VmmArena.open(new NonBlockingBackend(), 1L << 40);
+        int fresh = arena.inFlightSlots();
+        int threads = 100_000;
+        AtomicInteger inside = new AtomicInteger();
+        AtomicInteger peak = new AtomicInteger();
+        List<Thread> started = new ArrayList<>(threads);
+        for (int i = 0; i < threads; i++) {
+            started.add(Thread.ofVirtual().start(() -> {
+                peak.accumulateAndGet(inside.incrementAndGet(), Math::max);
+                arena.malloc(G);
+                arena.free(arena.malloc(G));
+                inside.decrementAndGet();
+            }));
+        }
+        for (Thread t : started) {
+            t.join();
+        }
+        assertEquals(threads, arena.liveCount());
+        assertEquals(threads * G, arena.mappedBytes());
+        int slots = arena.inFlightSlots();
+        assertTrue(slots <= fresh + 4 * peak.get(), "lease slots " + slots + " for at most " + peak.get()
+                + " threads in malloc/free at once (a fresh arena has " + fresh + ")");
+        assertTrue(peak.get() < threads / 10, "the workload did not run calls concurrently enough to matter: " + peak);
+        assertEquals(threads, arena.closeAndDrain().size());
+    }
+
+    /** Grants every call at once and takes no lock. */
+    private static final class NonBlockingBackend implements VmmBackend {
+        private final AtomicLong handles = new AtomicLong();
+
+        @Override
+        public long granularity() {
+            return G;
+        }
+
+        @Override
+        public long reserve(long bytes) {
+            return BASE;
+        }
+
+        @Override
+        public long allocate(long va, long size) {
+            return handles.incrementAndGet();
+        }
+
+        @Override
+        public void deallocate(long va, long size, long handle) {
+        }
+
+        @Override
+        public void releaseReserve(long base, long bytes) {
+        }
     }
 
     static long handleAt(RecordingBackend backend, long va) {

@@ -6,7 +6,7 @@ import dev.keel.VmmArena;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Close from inside a backend call (spec {@code InFlightDrain}: {@code CloseRefused}): refused
+ * Close from inside a backend call (spec {@code ArenaOps}: {@code CloseRefused}): refused
  * with {@link IllegalStateException}, never a wait for itself, while another thread closes too.
  *
  * <p>Scenario: the backend calls {@code closeAndDrain()} of its own arena inside every allocate

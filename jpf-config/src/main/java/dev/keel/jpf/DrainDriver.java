@@ -20,12 +20,11 @@ import java.util.List;
  * is 0, and a second drain returns nothing.
  *
  * <p>The arena and the backend are declared {@linkplain Scenario#sharing shared}, so that
- * Lincheck switches threads at the arena's own fields too (its state, the in-flight cells).
+ * Lincheck switches threads at the arena's own fields too (its state, the in-flight lease slots).
  *
- * <p>Catches: the state checked before the in-flight increment (a malloc inserts after the drain:
- * its handle is never released). Not a free without the in-flight guard: its symptoms here need
- * two well-placed switches or a negative mapped counter, which {@code mappedBytes()} reports as 0;
- * it passed 3,000 invocations. {@link FreeCloseDriver} catches it.
+ * <p>Catches: the state checked before the in-flight lease only (a malloc inserts after the drain:
+ * its handle is never released). A free without the in-flight guard is {@link FreeCloseDriver}'s:
+ * its symptom here needs two well-placed switches.
  */
 public final class DrainDriver implements Runnable {
 

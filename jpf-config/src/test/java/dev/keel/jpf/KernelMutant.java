@@ -9,43 +9,37 @@ import java.util.List;
  * {@code ActiveArenaDriver} is shown able to fail; the last runs (5) through the linearizability
  * test, to show that it can fail. Every one is in the gate.
  *
- * <p>Not here: the two weakenings of the in-flight guard that only a weaker memory model than
- * sequential consistency can show (the state checked before the bump only, {@code NoRecheck} in
- * the spec; a free that checks before taking its segment lock, {@code FreeCheckBeforeLock}). Under
- * sequential consistency the increment is visible before the check anyway, so Lincheck cannot
- * tell them from the kernel; the jcstress test {@code InFlightNoRecheck} shows the lost record.
+ * <p>Not here: the weakening of the in-flight guard that only a weaker memory model than
+ * sequential consistency can show (a lease taken by a release store instead of a compare-and-set).
+ * Under sequential consistency the store is visible before the check anyway, so Lincheck cannot
+ * tell it from the kernel; the jcstress test {@code InFlightReleaseLease} shows the lost record.
  */
 enum KernelMutant {
 
-    CHECK_BEFORE_ENTER("(1) state checked before in_flight is incremented (and not re-checked after the bump)",
+    CHECK_BEFORE_ENTER("(1) state checked before the in-flight lease only (not again after it)",
             Driver.DRAIN, Expect.CHECK_FAILS,
             new Patch("dev/keel/VmmArena.java", """
-                    cell.enter();                                          // InFlightDrain: MallocEnter
+                    int lease = leases.enter();
                     try {
-                        if (state != OPEN) {                               // InFlightDrain: MallocCheckOpen
-                            throw closedException();
-                        }
-                        long offset = bump(size, aligned);                 // InFlightDrain: MallocBump
-                        if (state != OPEN) {                               // InFlightDrain: MallocRecheckOpen
-                            giveBackOrLeak(offset, aligned);               // InFlightDrain: MallocGiveBack
-                            throw closedException();
-                        }
+                        if (state != OPEN) {                               // InFlightLeases: MallocRecheckOpen
                     """, """
-                    if (state != OPEN) { // MUTANT: MallocCheckOpen before MallocEnter, no MallocRecheckOpen
-                        throw closedException();
-                    }
-                    cell.enter();
+                    int lease = leases.enter();
                     try {
-                        long offset = bump(size, aligned);
+                        if (false) { // MUTANT: no MallocRecheckOpen, the check before the lease is the only one
                     """)),
 
     FREE_WITHOUT_GUARD("(2) free without the in-flight guard", Driver.FREE_CLOSE, Expect.CHECK_FAILS,
+            new Patch("dev/keel/VmmArena.java", """
+                    int lease = leases.enter();
+                    try {
+                        if (state != OPEN) {                               // InFlightLeases: FreeRecheckOpen
+                    """, """
+                    try { // MUTANT: no FreeLease
+                        if (state != OPEN) { //
+                    """),
             new Patch("dev/keel/VmmArena.java",
-                    "cell.enter(); // InFlightDrain: FreeEnter",
-                    "// MUTANT: no FreeEnter\n"),
-            new Patch("dev/keel/VmmArena.java",
-                    "exit(cell); // InFlightDrain: FreeExit",
-                    "// MUTANT: no FreeExit\n")),
+                    "exit(lease); // InFlightLeases: FreeExit",
+                    "// MUTANT: no FreeExit //")),
 
     COLLECT_UNDER_ALLOCATOR_LOCK("(3) collecting while holding the allocator lock", Driver.LOCK_ORDERING, Expect.HANGS,
             new Patch("dev/keel/GcReclaimer.java",
@@ -77,7 +71,7 @@ enum KernelMutant {
 
     SECOND_CLOSE_RETURNS("(7) second close returning early", Driver.CLOSE, Expect.CHECK_FAILS,
             new Patch("dev/keel/VmmArena.java", """
-                    lockForClose();                                        // InFlightDrain: CloseLock
+                    lockForClose();                                        // ArenaOps: CloseLock
                     try {
                         RuntimeException first = null;
                     """, """
@@ -91,7 +85,7 @@ enum KernelMutant {
     REENTRANT_CLOSE_WAITS("(8) close from inside a backend call not refused", Driver.CALLBACK_CLOSE, Expect.HANGS,
             new Patch("dev/keel/VmmArena.java", """
                     public List<Allocation> closeAndDrain() {
-                        refuseReentrantClose();                                // InFlightDrain: CloseRefused
+                        refuseReentrantClose();                                // ArenaOps: CloseRefused
                     """, """
                     public List<Allocation> closeAndDrain() {
                         // MUTANT: no CloseRefused

@@ -8,11 +8,13 @@ import java.util.AbstractList;
 import java.util.List;
 import java.util.Objects;
 import java.util.RandomAccess;
-import java.util.function.BooleanSupplier;
 
 /**
  * The arena's allocation table: a map from virtual address to (size, handle), safe for use by
- * many threads at once, that stores no object per record.
+ * many threads at once, that stores no object per record. It also keeps the arena's mapped-bytes
+ * counter: each segment sums its records' sizes in the critical section that inserts or removes
+ * them, so the counter always equals the table's bytes (spec {@code ArenaOps},
+ * {@code MappedMatchesTable}).
  *
  * <p><b>Layout.</b> The table is split into {@value #SEGMENT_COUNT} segments, each an open
  * addressing hash table guarded by its own lock (a word in the segment itself, so the lock and
@@ -45,8 +47,8 @@ import java.util.function.BooleanSupplier;
  * <p><b>Concurrency.</b> A segment's fields are read and written only while holding its lock;
  * {@link #put} and {@link #remove} take exactly one segment lock and never call out while holding
  * it, so a holder never blocks, and waits for nothing but another table operation of bounded
- * length (a resize being the longest). {@link #size}, {@link #snapshot} and {@link #clear} take
- * every segment lock in index order and release them in reverse, so each is atomic with respect to
+ * length (a resize being the longest). {@link #size}, {@link #bytes}, {@link #snapshot} and
+ * {@link #clear} take every segment lock in index order and release them in reverse, so each is atomic with respect to
  * all other operations (linearizable); the fixed order and the single lock of {@code put}/{@code
  * remove} rule out deadlock.
  *
@@ -73,7 +75,6 @@ public final class AllocationTable {
     /** Right after growing by half from the maximum load: 80 / 1.5. */
     private static final int MIN_LOAD_PERCENT = 53;
     private static final int SLOT_LONGS = 3;
-    private static final BooleanSupplier ALWAYS = () -> true;
 
     private final Segment[] segments = new Segment[SEGMENT_COUNT];
 
@@ -101,27 +102,25 @@ public final class AllocationTable {
 
     /** Removes the record of {@code va} and returns it, or returns null if there is none. */
     public Allocation remove(long va) {
-        return removeIf(va, ALWAYS);
-    }
-
-    /**
-     * Removes the record of {@code va} and returns it, provided {@code admit} returns true when
-     * called while the record's segment is locked; returns null if there is no record or
-     * {@code admit} returns false. {@code admit} must be short and must not call this table.
-     */
-    public Allocation removeIf(long va, BooleanSupplier admit) {
         long hash = hash(va);
-        return segments[segmentIndex(hash)].remove(va, hash, admit);
+        return segments[segmentIndex(hash)].remove(va, hash);
     }
 
     /**
-     * Takes and releases every segment lock, in index order. Afterwards every critical section
-     * that began before this call has ended and happens-before the caller's next step, and every
-     * one that begins later happens-after what the caller wrote before the call.
+     * The bytes of every record, counted atomically: each segment adds and subtracts its
+     * records' sizes under its lock, in the step that inserts or removes them.
      */
-    public void passEveryLock() {
+    public long bytes() {
         lockAll();
-        unlockAll();
+        try {
+            long total = 0;
+            for (Segment segment : segments) {
+                total += segment.bytes;
+            }
+            return total;
+        } finally {
+            unlockAll();
+        }
     }
 
     /** The number of records. */
@@ -240,6 +239,8 @@ public final class AllocationTable {
         private long[] slots;
         private int capacity;
         private int count;
+        /** The sum of the records' sizes. */
+        private long bytes;
         /** Grow before a put would take {@code count} above this. */
         private int maxCount;
 
@@ -272,6 +273,7 @@ public final class AllocationTable {
         void reset() {
             allocate(INITIAL_CAPACITY);
             count = 0;
+            bytes = 0;
         }
 
         void put(long va, long size, long handle, long hash) {
@@ -283,19 +285,17 @@ public final class AllocationTable {
                 int slot = freeSlotFor(va, hash);
                 store(slot, va, size, handle);
                 count++;
+                bytes += size;
             } finally {
                 unlock();
             }
         }
 
-        Allocation remove(long va, long hash, BooleanSupplier admit) {
+        Allocation remove(long va, long hash) {
             long size;
             long handle;
             lock();
             try {
-                if (!admit.getAsBoolean()) {
-                    return null;
-                }
                 int slot = slotOf(va, hash);
                 if (slot < 0) {
                     return null;
@@ -304,6 +304,7 @@ public final class AllocationTable {
                 handle = slots[slot * SLOT_LONGS + 2];
                 shiftBackInto(slot);
                 count--;
+                bytes -= size;
             } finally {
                 unlock();
             }

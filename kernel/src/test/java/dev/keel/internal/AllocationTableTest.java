@@ -40,44 +40,18 @@ class AllocationTableTest {
     }
 
     @Test
-    void removeIfRemovesOnlyWhatItsConditionAdmits() {
+    void bytesFollowEveryPutAndRemoveAndClear() {
         AllocationTable table = new AllocationTable();
         table.put(BASE, GRANULE, 11);
-        assertNull(table.removeIf(BASE, () -> false));
-        assertEquals(1, table.size());
-        assertNull(table.removeIf(BASE + GRANULE, () -> true));
-        assertEquals(new Allocation(BASE, GRANULE, 11), table.removeIf(BASE, () -> true));
-        assertEquals(0, table.size());
-    }
-
-    /**
-     * VmmArena's free relies on this: its state check runs while the segment is locked, and a
-     * closer's {@code passEveryLock} cannot get past a segment whose check is still running.
-     */
-    @Test
-    void removeIfAsksUnderTheSegmentLockAndPassEveryLockWaitsForIt() throws Exception {
-        AllocationTable table = new AllocationTable();
-        table.put(BASE, GRANULE, 11);
-        AtomicBoolean passed = new AtomicBoolean();
-        Thread closer = new Thread(() -> {
-            table.passEveryLock();
-            passed.set(true);
-        });
-        boolean[] passedWhileAsked = new boolean[1];
-        Allocation removed = table.removeIf(BASE, () -> {
-            closer.start();
-            try {
-                closer.join(50);
-            } catch (InterruptedException e) {
-                throw new AssertionError(e);
-            }
-            passedWhileAsked[0] = passed.get();
-            return true;
-        });
-        closer.join(TimeUnit.SECONDS.toMillis(10));
-        assertEquals(new Allocation(BASE, GRANULE, 11), removed);
-        assertTrue(!passedWhileAsked[0], "passEveryLock got past a segment whose removeIf condition was running");
-        assertTrue(passed.get(), "passEveryLock did not finish once the segment was unlocked");
+        table.put(BASE + GRANULE, 3 * GRANULE, 12);
+        assertEquals(4 * GRANULE, table.bytes());
+        table.remove(BASE + GRANULE);
+        table.remove(BASE + GRANULE); // unknown now: nothing subtracted
+        assertEquals(GRANULE, table.bytes());
+        assertThrows(IllegalArgumentException.class, () -> table.put(BASE, GRANULE, 13));
+        assertEquals(GRANULE, table.bytes(), "a rejected put adds nothing");
+        table.clear();
+        assertEquals(0, table.bytes());
     }
 
     @Test

@@ -9,8 +9,8 @@ import java.util.TreeMap;
 
 /**
  * A sequential reference model of {@code VmmArena} and of the {@link RecordingBackend} under it,
- * written from the variables of {@code spec/tla/InFlightDrain.tla} and {@code CasBump.tla}, one
- * operation being one atomic step (no threads, so {@code inFlight} is always 0 between steps and
+ * written from the variables of {@code spec/tla/ArenaOps.tla}, {@code InFlightDrain.tla} and
+ * {@code CasBump.tla}, one operation being one atomic step (no threads, so {@code inFlight} is always 0 between steps and
  * a give-back always finds its slice on top):
  * <ul>
  * <li>{@code state}, {@code next} (the bump pointer, an offset), {@code table} (va to record),
@@ -39,7 +39,7 @@ class ArenaModel implements ArenaSystem {
     long base;
     boolean opened;
 
-    // InFlightDrain variables
+    // ArenaOps variables
     String state = OPEN;
     long next;
     final TreeMap<Long, Rec> table = new TreeMap<>(Long::compareUnsigned);
@@ -131,18 +131,18 @@ class ArenaModel implements ArenaSystem {
         if (aligned < 0) {
             return "throws IllegalArgumentException";
         }
-        if (!state.equals(OPEN)) {                            // InFlightDrain: MallocCheckOpen
+        if (!state.equals(OPEN)) {                            // InFlightDrain: CallRefused
             return "throws ArenaClosedException";
         }
         if (aligned > total - next) {                          // CasBump: CheckFits / Exhausted
             return Render.exhausted(size, aligned, next, total);
         }
-        long offset = next;                                    // InFlightDrain: MallocBump
+        long offset = next;                                    // ArenaOps: MallocBump
         next = offset + aligned;
         long va = base + offset;
         if (closeInAllocate) {                                 // the backend's hook: a re-entrant close
             closeInAllocate = false;
-            reentrantLog.add("close throws IllegalStateException"); // InFlightDrain: CloseRefused
+            reentrantLog.add("close throws IllegalStateException"); // ArenaOps: CloseRefused
         }
         if (failAllocate) {                                    // CasBump: BackendFail
             failAllocate = false;
@@ -152,8 +152,8 @@ class ArenaModel implements ArenaSystem {
         long handle = nextHandle++;                            // CasBump: BackendOk
         releases.put(handle, 0);
         granted.put(handle, new Rec(va, aligned, handle));
-        mapped += aligned;                                     // InFlightDrain: MallocAccount
-        table.put(va, new Rec(va, aligned, handle));           // InFlightDrain: MallocInsert
+        mapped += aligned;                                     // ArenaOps: MallocInsert (its bytes)
+        table.put(va, new Rec(va, aligned, handle));           // ArenaOps: MallocInsert
         return "returns " + Render.hex(va);
     }
 
@@ -184,24 +184,24 @@ class ArenaModel implements ArenaSystem {
         return base == 0 ? "use throws IllegalArgumentException" : free(va);
     }
 
-    /** InFlightDrain FreeAccount. */
+    /** The bytes ArenaOps FreeRemove subtracts with the record. */
     protected void unaccount(long size) {
         mapped -= size;
     }
 
     @Override
     public String free(long va) {
-        if (!state.equals(OPEN)) {                            // InFlightDrain: FreeRemoveIfOpen (closed)
+        if (!state.equals(OPEN)) {                            // InFlightDrain: CallRefused
             return "ok";
         }
-        Rec rec = table.remove(va);                            // InFlightDrain: FreeRemoveIfOpen
+        Rec rec = table.remove(va);                            // ArenaOps: FreeRemove
         if (rec == null) {
             return "ok";
         }
         lastFreed = rec;
-        unaccount(rec.size());                                 // InFlightDrain: FreeAccount
+        unaccount(rec.size());                                 // ArenaOps: FreeRemove (its bytes)
         insideArena = true;
-        String fault = deallocateCall(rec);                    // InFlightDrain: FreeRelease
+        String fault = deallocateCall(rec);                    // ArenaOps: FreeRelease
         insideArena = false;
         if (fault != null) {
             failedReleases++;
@@ -215,8 +215,8 @@ class ArenaModel implements ArenaSystem {
         if (state.equals(CLOSED)) {
             return null;
         }
-        List<Rec> drained = snapshot();                        // InFlightDrain: CloseSnapshot
-        table.clear();                                         // InFlightDrain: CloseCommit
+        List<Rec> drained = snapshot();                        // ArenaOps: CloseSnapshot
+        table.clear();                                         // ArenaOps: CloseCommit
         mapped = 0;
         state = CLOSED;
         return drained;
@@ -249,7 +249,7 @@ class ArenaModel implements ArenaSystem {
         if (drained != null) {
             for (Rec r : drained) {
                 insideArena = true;
-                String fault = deallocateCall(r);              // InFlightDrain: DrainRelease
+                String fault = deallocateCall(r);              // ArenaOps: DrainRelease
                 insideArena = false;
                 if (fault != null) {
                     failedReleases++;
@@ -286,7 +286,7 @@ class ArenaModel implements ArenaSystem {
         if (closeInDeallocate) {                               // the backend's hook
             closeInDeallocate = false;
             if (insideArena) {
-                reentrantLog.add("close throws IllegalStateException"); // InFlightDrain: CloseRefused
+                reentrantLog.add("close throws IllegalStateException"); // ArenaOps: CloseRefused
             } else {
                 String nested = close();
                 reentrantLog.add(nested.equals("ok") ? "close returned" : "close " + nested);

@@ -1,0 +1,238 @@
+--------------------------- MODULE InFlightLeases ---------------------------
+(***************************************************************************)
+(* The in-flight guard the kernel really has (dev.keel.internal.          *)
+(* InFlightLeases), as a refinement of InFlightDrain's single counter.     *)
+(*                                                                         *)
+(* The counter.  An arena has a set of lease slots, published in chunks   *)
+(* that are never removed; slotCount is how many are published.  A call   *)
+(* leases a free slot by compare-and-set (MallocLease, FreeLease), then    *)
+(* checks the state: the check that counts (MallocRecheckOpen,            *)
+(* FreeRecheckOpen).  It gives the slot back when it leaves.  When every  *)
+(* published slot is held, the caller publishes one more (GrowSlots); so  *)
+(* the slots are bounded by the calls in flight at once, never by the     *)
+(* threads that ever used the arena.  A cheaper check before the lease    *)
+(* (MallocCheckOpen, FreeCheckOpen) only makes a closed arena fail fast.  *)
+(*                                                                         *)
+(* The closer, after storing CLOSING, reads slotCount (CloseReadSlots) and *)
+(* then waits for each slot in turn to be free (CloseScanSlot); having     *)
+(* passed the last one it has drained (CloseDrained).  It never sees all  *)
+(* slots free at one instant: a slot it has passed may be leased again.   *)
+(* That is sound because such a lease comes after the store of CLOSING,   *)
+(* so the lessee's check sees it and the call leaves without touching the *)
+(* arena.  Every access involved (the lease, the state, slotCount, the    *)
+(* closer's reads of the slots) is a volatile access or a compare-and-set,*)
+(* so the Java memory model orders them in one total order, and TLC's     *)
+(* interleavings are exactly the executions to consider.                  *)
+(*                                                                         *)
+(* The refinement (Contract below): a call is in InFlightDrain's inFlight *)
+(* from its successful check until it gives its slot back; before that    *)
+(* check, and after a failed one, InFlightDrain sees it idle.  A failed   *)
+(* check is InFlightDrain's CallRefused; the scan's last step is its      *)
+(* CloseAwaitDrain, which needs inFlight = 0 -- what the scan must        *)
+(* establish.  Every other step is the same ArenaOps step in both specs.  *)
+(***************************************************************************)
+EXTENDS ArenaOps
+
+CONSTANTS
+    InitialSlots,  \* the slots of the first chunk
+    MaxSlots       \* a bound for TLC: at least one slot per op thread
+
+ASSUME /\ InitialSlots \in 1..MaxSlots
+       /\ MaxSlots >= Cardinality(OpThreads)
+
+Slots == 1..MaxSlots
+
+VARIABLES
+    holder,     \* per slot: {} or {the op thread that leased it}
+    slotCount,  \* the slots published so far
+    lease,      \* per op thread: the slot it holds, 0 when none
+    scanAt,     \* per closer: the next slot to check; 0 until it read slotCount
+    scanEnd     \* per closer: the slotCount it read
+
+leaseVars == <<holder, slotCount, lease, scanAt, scanEnd>>
+vars == <<arenaVars, leaseVars>>
+
+\* Op pcs before the check that counts, or after it failed.
+LeasePcs == {"m_lease", "f_lease", "m_check", "f_check", "unlease"}
+OpPcs == {"idle"} \cup LeasePcs \cup Guarded
+
+Init ==
+    /\ ArenaInit
+    /\ holder = [s \in Slots |-> {}]
+    /\ slotCount = InitialSlots
+    /\ lease = [t \in OpThreads |-> 0]
+    /\ scanAt = [c \in Closers |-> 0]
+    /\ scanEnd = [c \in Closers |-> 0]
+
+-----------------------------------------------------------------------------
+(* The guard                                                               *)
+
+\* The early check; not OPEN, refused at once.
+CheckOpen(t, leasePc) ==
+    /\ opsLeft[t] > 0
+    /\ IF state = "OPEN"
+       THEN Goto(t, leasePc) /\ UNCHANGED <<opsLeft, loc>>
+       ELSE Return(t)
+    /\ UNCHANGED <<state, next, table, mapped, releases, closeLock, snap,
+                   drained, leaseVars>>
+
+MallocCheckOpen(t) == pc[t] = "idle" /\ CheckOpen(t, "m_lease")
+FreeCheckOpen(t) == pc[t] = "idle" /\ CheckOpen(t, "f_lease")
+
+AllHeld == \A s \in 1..slotCount : holder[s] # {}
+
+\* Every published slot is held: publish another chunk (here, one slot).
+GrowSlots(t) ==
+    /\ pc[t] \in {"m_lease", "f_lease"} /\ AllHeld /\ slotCount < MaxSlots
+    /\ slotCount' = slotCount + 1
+    /\ UNCHANGED <<arenaVars, holder, lease, scanAt, scanEnd>>
+
+Lease(t, checkPc) ==
+    /\ \E s \in 1..slotCount :
+          /\ holder[s] = {}
+          /\ holder' = [holder EXCEPT ![s] = {t}]
+          /\ lease' = [lease EXCEPT ![t] = s]
+    /\ Goto(t, checkPc)
+    /\ UNCHANGED <<state, next, table, mapped, releases, closeLock, opsLeft,
+                   loc, snap, drained, slotCount, scanAt, scanEnd>>
+
+MallocLease(t) == pc[t] = "m_lease" /\ Lease(t, "m_check")
+FreeLease(t) == pc[t] = "f_lease" /\ Lease(t, "f_check")
+
+\* The check that counts.  Not OPEN: refused (the call returns once it
+\* has given the slot back, UnleaseRefused).
+RecheckOpen(t, enter) ==
+    /\ IF state = "OPEN"
+       THEN enter /\ UNCHANGED opsLeft
+       ELSE /\ opsLeft' = [opsLeft EXCEPT ![t] = @ - 1]
+            /\ Goto(t, "unlease")
+            /\ UNCHANGED loc
+    /\ UNCHANGED <<state, next, table, mapped, releases, closeLock, snap,
+                   drained, leaseVars>>
+
+MallocRecheckOpen(t) ==
+    /\ pc[t] = "m_check"
+    /\ RecheckOpen(t,
+        /\ \E s \in Sizes : loc' = [loc EXCEPT ![t] = [NoLocal EXCEPT !.size = s]]
+        /\ Goto(t, "m_bump"))
+
+FreeRecheckOpen(t) ==
+    /\ pc[t] = "f_check"
+    /\ RecheckOpen(t,
+        /\ \E v \in VAs : loc' = [loc EXCEPT ![t] = [NoLocal EXCEPT !.va = v]]
+        /\ Goto(t, "f_remove"))
+
+GiveSlotBack(t) ==
+    /\ holder' = [holder EXCEPT ![lease[t]] = {}]
+    /\ lease' = [lease EXCEPT ![t] = 0]
+    /\ UNCHANGED <<state, next, table, mapped, releases, closeLock, snap,
+                   drained, slotCount, scanAt, scanEnd>>
+
+UnleaseRefused(t) ==
+    /\ pc[t] = "unlease"
+    /\ GiveSlotBack(t)
+    /\ Goto(t, "idle")
+    /\ UNCHANGED <<opsLeft, loc>>
+
+MallocExit(t) == pc[t] = "m_exit" /\ GiveSlotBack(t) /\ Return(t)
+FreeExit(t) == pc[t] = "f_exit" /\ GiveSlotBack(t) /\ Return(t)
+
+-----------------------------------------------------------------------------
+(* The closer's scan, between CloseBegin and CloseSnapshot                 *)
+
+CloseReadSlots(c) ==
+    /\ pc[c] = "await" /\ scanAt[c] = 0
+    /\ scanAt' = [scanAt EXCEPT ![c] = 1]
+    /\ scanEnd' = [scanEnd EXCEPT ![c] = slotCount]
+    /\ UNCHANGED <<arenaVars, holder, slotCount, lease>>
+
+\* Waits until the slot is free, then goes on to the next one.
+CloseScanSlot(c) ==
+    /\ pc[c] = "await" /\ 1 <= scanAt[c] /\ scanAt[c] <= scanEnd[c]
+    /\ holder[scanAt[c]] = {}
+    /\ scanAt' = [scanAt EXCEPT ![c] = @ + 1]
+    /\ UNCHANGED <<arenaVars, holder, slotCount, lease, scanEnd>>
+
+CloseDrained(c) ==
+    /\ pc[c] = "await" /\ scanAt[c] > scanEnd[c] /\ scanAt[c] > 0
+    /\ Goto(c, "snapshot")
+    /\ UNCHANGED <<state, next, table, mapped, releases, closeLock, opsLeft,
+                   loc, snap, drained, leaseVars>>
+
+-----------------------------------------------------------------------------
+
+GuardStep(t) ==
+    \/ MallocCheckOpen(t) \/ FreeCheckOpen(t) \/ GrowSlots(t)
+    \/ MallocLease(t) \/ FreeLease(t)
+    \/ MallocRecheckOpen(t) \/ FreeRecheckOpen(t) \/ UnleaseRefused(t)
+    \/ MallocExit(t) \/ FreeExit(t)
+
+OpStep(t) == GuardStep(t) \/ (OpWork(t) /\ UNCHANGED leaseVars)
+
+CloserProgress(c) ==
+    \/ CloserWork(c) /\ UNCHANGED leaseVars
+    \/ CloseReadSlots(c) \/ CloseScanSlot(c) \/ CloseDrained(c)
+
+CloserStep(c) == CloserProgress(c) \/ (CloserFault(c) /\ UNCHANGED leaseVars)
+
+Next ==
+    \/ \E t \in OpThreads : OpStep(t)
+    \/ \E c \in Closers : CloserStep(c)
+    \/ \E t \in Threads : CloseRefused(t) /\ UNCHANGED leaseVars
+    \/ Terminated /\ UNCHANGED leaseVars
+
+\* A call between its lease and the end of its check, or giving back the
+\* slot of a failed check, runs only kernel code (no backend call): it is
+\* fair, so a closer waiting for its slot is not stuck behind it.
+KernelOwn(t) == MallocRecheckOpen(t) \/ FreeRecheckOpen(t) \/ UnleaseRefused(t)
+
+Spec ==
+    /\ Init /\ [][Next]_vars
+    /\ \A c \in Closers : WF_vars(CloserProgress(c))
+    /\ \A t \in OpThreads : WF_vars(KernelOwn(t))
+
+-----------------------------------------------------------------------------
+(* The refinement mapping                                                  *)
+
+AbsPc == [t \in Threads |-> IF t \in OpThreads /\ pc[t] \in LeasePcs
+                            THEN "idle" ELSE pc[t]]
+AbsInFlight == Cardinality({t \in OpThreads : pc[t] \in Guarded})
+
+Contract == INSTANCE InFlightDrain WITH pc <- AbsPc, inFlight <- AbsInFlight
+
+\* Every behaviour of the lease counter is one of the contract's: it starts
+\* in a state of Contract!Init and each step is a step of Contract!Next
+\* or leaves the contract's variables unchanged.
+ContractInit == Contract!Init
+Refines == [][Contract!Next]_Contract!vars
+\* With fairness: the contract's closers progress too.
+RefinesLive == Contract!Spec
+
+-----------------------------------------------------------------------------
+(* Invariants of the counter itself                                        *)
+
+TypeOK ==
+    /\ ArenaTypeOK
+    /\ \A t \in OpThreads : pc[t] \in OpPcs
+    /\ holder \in [Slots -> SUBSET OpThreads]
+    /\ \A s \in Slots : Cardinality(holder[s]) <= 1
+    /\ slotCount \in InitialSlots..MaxSlots
+    /\ lease \in [OpThreads -> 0..MaxSlots]
+    /\ scanAt \in [Closers -> 0..(MaxSlots + 1)]
+    /\ scanEnd \in [Closers -> 0..MaxSlots]
+
+\* A call holds exactly one published slot from its lease to its exit.
+LeaseExclusive ==
+    /\ \A t \in OpThreads :
+          /\ (lease[t] # 0) <=> pc[t] \in (LeasePcs \ {"m_lease", "f_lease"}) \cup Guarded
+          /\ lease[t] # 0 => lease[t] <= slotCount /\ holder[lease[t]] = {t}
+    /\ \A s \in Slots : holder[s] # {} => lease[CHOOSE t \in holder[s] : TRUE] = s
+
+\* Why the scan is enough: while a closer scans, every call past the check
+\* holds a slot the closer has still to pass.
+ScanCoversGuarded ==
+    \A c \in Closers, t \in OpThreads :
+        (pc[c] = "await" /\ scanAt[c] > 0 /\ pc[t] \in Guarded)
+            => scanAt[c] <= lease[t] /\ lease[t] <= scanEnd[c]
+
+=============================================================================
