@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# bench/compare-kernels.sh COMMIT
+#
+# The kernel of git commit COMMIT ("landed COMMIT") measured beside the work tree's ("work tree"),
+# on the same machine in one go, alternately: ThreadCountHarness with the landed kernel, then with
+# the work tree's; then PairReport (PairBenchmark's oneThread, twoThreads and twoThreadsThroughput
+# for VmmArena and seed+AllocationTable) with the landed kernel, then with the work tree's.
+# The landed kernel is built by bench/baseline-kernel.sh and put first on the class path, so every
+# dev.keel class comes from it; the harness prints where VmmArena was loaded from, and PairReport
+# checks that JMH's forks loaded the kernel from there too.
+#
+# Output, under bench/target/compare-COMMIT/: compare.log (everything printed), per kernel
+# thread-count-{landed,worktree}.{csv,svg} and pairs-{landed,worktree}.json (JMH), and
+# thread-count.svg with both kernels' lines.
+#
+# Environment (word-split):
+#   THREADS_OPTS  system properties for the harness, e.g. "-Dkeel.threads.rounds=5" (default: none,
+#                 the harness's defaults; see its class comment)
+#   JMH_OPTS      JMH options (default: -f 1 -wi 5 -w 1s -i 5 -r 1s)
+#   JMH_JVM_ARGS  the forks' extra JVM options, one -jvmArgsAppend (default: -Xms2g -Xmx2g)
+set -euo pipefail
+
+if [ $# -ne 1 ]; then
+  echo "usage: $0 COMMIT" >&2
+  exit 2
+fi
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+commit="$(git rev-parse --short "$1^{commit}")"
+out="$root/bench/target/compare-$commit"
+mkdir -p "$out"
+exec > >(tee "$out/compare.log") 2>&1
+# shellcheck source=../.mvn/select-jdk.sh
+. "$root/.mvn/select-jdk.sh"
+set +f   # select-jdk.sh leaves globbing off, as mvnw wants it
+java="$JAVA_HOME/bin/java"
+
+bench/baseline-kernel.sh "$commit" "$out/kernel-$commit.jar"
+# The work tree's kernel and the bench, and bench/target/classpath.txt (the kernel's jar among it).
+./mvnw -q -B -Pbench -pl bench -am package -Dmaven.test.skip=true
+work_tree="$root/bench/target/classes:$(cat "$root/bench/target/classpath.txt")"
+landed="$out/kernel-$commit.jar:$work_tree"
+
+threads() {   # label, file name part, class path
+  # shellcheck disable=SC2086
+  "$java" "@$root/bench/src/main/jvm/thread-count.args" -Dkeel.bench.label="$1" \
+    -Dkeel.threads.results="$out/thread-count-$2.csv" -Dkeel.threads.svg="$out/thread-count-$2.svg" \
+    ${THREADS_OPTS:-} -cp "$3" dev.keel.bench.ThreadCountHarness
+}
+
+pairs() {     # label, file name part, class path
+  # shellcheck disable=SC2086
+  "$java" -Dkeel.bench.label="$1" -cp "$3" dev.keel.bench.PairReport \
+    ${JMH_OPTS:--f 1 -wi 5 -w 1s -i 5 -r 1s} -jvmArgsAppend "${JMH_JVM_ARGS:--Xms2g -Xmx2g}" \
+    -rf json -rff "$out/pairs-$2.json"
+}
+
+threads "landed $commit" landed "$landed"
+threads "work tree" worktree "$work_tree"
+pairs "landed $commit" landed "$landed"
+pairs "work tree" worktree "$work_tree"
+"$java" -cp "$work_tree" dev.keel.bench.ThreadCountChart "$out/thread-count.svg" \
+  "$out/thread-count-landed.csv" "$out/thread-count-worktree.csv"
