@@ -10,7 +10,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -476,7 +475,7 @@ class VmmArenaTest {
     @Test
     @Timeout(120)
     void bookkeepingIsBoundedByTheCallsInFlightNotByTheThreads() throws InterruptedException {
-        VmmArena arena = VmmArena.open(new NonBlockingBackend(), 1L << 40);
+        VmmArena arena = VmmArena.open(backend, 1L << 40);
         int fresh = arena.inFlightSlots();
         int threads = 100_000;
         AtomicInteger inside = new AtomicInteger();
@@ -500,34 +499,6 @@ class VmmArenaTest {
                 + " threads in malloc/free at once (a fresh arena has " + fresh + ")");
         assertTrue(peak.get() < threads / 10, "the workload did not run calls concurrently enough to matter: " + peak);
         assertEquals(threads, arena.closeAndDrain().size());
-    }
-
-    /** Grants every call at once and takes no lock. */
-    private static final class NonBlockingBackend implements VmmBackend {
-        private final AtomicLong handles = new AtomicLong();
-
-        @Override
-        public long granularity() {
-            return G;
-        }
-
-        @Override
-        public long reserve(long bytes) {
-            return BASE;
-        }
-
-        @Override
-        public long allocate(long va, long size) {
-            return handles.incrementAndGet();
-        }
-
-        @Override
-        public void deallocate(long va, long size, long handle) {
-        }
-
-        @Override
-        public void releaseReserve(long base, long bytes) {
-        }
     }
 
     static long handleAt(RecordingBackend backend, long va) {

@@ -8,6 +8,7 @@ import java.util.AbstractList;
 import java.util.List;
 import java.util.Objects;
 import java.util.RandomAccess;
+import java.util.function.ToLongFunction;
 
 /**
  * The arena's allocation table: a map from virtual address to (size, handle), safe for use by
@@ -111,30 +112,12 @@ public final class AllocationTable {
      * records' sizes under its lock, in the step that inserts or removes them.
      */
     public long bytes() {
-        lockAll();
-        try {
-            long total = 0;
-            for (Segment segment : segments) {
-                total += segment.bytes;
-            }
-            return total;
-        } finally {
-            unlockAll();
-        }
+        return sumLocked(segment -> segment.bytes);
     }
 
     /** The number of records. */
     public int size() {
-        lockAll();
-        try {
-            int total = 0;
-            for (Segment segment : segments) {
-                total += segment.count;
-            }
-            return total;
-        } finally {
-            unlockAll();
-        }
+        return (int) sumLocked(segment -> segment.count);
     }
 
     /**
@@ -194,11 +177,16 @@ public final class AllocationTable {
 
     /** Slots in all segments (tests check the memory bound with it). */
     int capacity() {
+        return (int) sumLocked(segment -> segment.capacity);
+    }
+
+    /** {@code field} summed over the segments while holding every segment lock. */
+    private long sumLocked(ToLongFunction<Segment> field) {
         lockAll();
         try {
-            int total = 0;
+            long total = 0;
             for (Segment segment : segments) {
-                total += segment.capacity;
+                total += field.applyAsLong(segment);
             }
             return total;
         } finally {
