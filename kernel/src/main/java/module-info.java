@@ -4,7 +4,9 @@
  * beyond the JDK; compiled for Java 17 so that older runtimes can embed it.
  */
 module dev.keel.kernel {
-    requires jdk.jfr;
+    // Optional: the kernel runs on an image of java.base alone; its JFR events need jdk.jfr
+    // resolved (dev.keel.internal.Jfr).
+    requires static jdk.jfr;
 
     exports dev.keel;
 }

@@ -1,5 +1,6 @@
 package dev.keel;
 
+import dev.keel.internal.Jfr;
 import dev.keel.internal.PressureEvent;
 
 import java.util.HashMap;
@@ -148,7 +149,7 @@ public final class DeviceAllocator {
                     outcome = "allocated";
                     return handle;
                 }
-                if (event == null) {
+                if (event == null && Jfr.AVAILABLE) {
                     event = new PressureEvent();
                     event.begin();
                 }

@@ -1,5 +1,6 @@
 package dev.keel;
 
+import dev.keel.internal.Jfr;
 import dev.keel.internal.ReclaimEvent;
 import dev.keel.internal.ReclaimTracker;
 
@@ -182,8 +183,10 @@ public final class GcReclaimer implements MemoryPressureCallback {
 
     /** Runs one collection; returns how it went, for the allocator's diagnostics. */
     private String collect(long requestedBytes) {
-        ReclaimEvent event = new ReclaimEvent();
-        event.begin();
+        ReclaimEvent event = Jfr.AVAILABLE ? new ReclaimEvent() : null; // not in a java.base-only image
+        if (event != null) {
+            event.begin();
+        }
         boolean takeHost = !hostLock.isHeldByCurrentThread();
         String outcome = "failed";
         String description = "the collection failed";
@@ -284,6 +287,9 @@ public final class GcReclaimer implements MemoryPressureCallback {
 
     private void commit(ReclaimEvent event, long requestedBytes, ReclaimTracker.Garbage garbage, int joined,
                         String outcome) {
+        if (event == null) {
+            return;
+        }
         event.end();
         if (event.shouldCommit()) {
             event.requestedBytes = requestedBytes;

@@ -4,13 +4,13 @@ import dev.keel.internal.ArenaDrainEvent;
 import dev.keel.internal.AllocationTable;
 import dev.keel.internal.ArenaMallocFailedEvent;
 import dev.keel.internal.InFlightLeases;
+import dev.keel.internal.Jfr;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
-import jdk.jfr.FlightRecorder;
 
 /**
  * An allocator over one reserved range of device virtual addresses: a lock-free bump pointer
@@ -395,7 +395,7 @@ public final class VmmArena implements AutoCloseable {
 
     private void noteMallocFailure(long size, Throwable failure) {
         failedMallocs.incrementAndGet();
-        if (!FlightRecorder.isInitialized()) { // loading an event class starts JFR's machinery: ~1 s
+        if (!Jfr.recording()) {
             return;
         }
         ArenaMallocFailedEvent event = new ArenaMallocFailedEvent();
@@ -597,9 +597,9 @@ public final class VmmArena implements AutoCloseable {
         commit(event, 0, System.nanoTime() - waitStart, "aborted: " + cause);
     }
 
-    /** A started drain event, or null when JFR is not running (see {@link #noteMallocFailure}). */
+    /** A started drain event, or null when JFR is not running or not in this runtime ({@link Jfr}). */
     private static ArenaDrainEvent beginDrainEvent() {
-        if (!FlightRecorder.isInitialized()) {
+        if (!Jfr.recording()) {
             return null;
         }
         ArenaDrainEvent event = new ArenaDrainEvent();
