@@ -6,6 +6,8 @@
  */
 module dev.keel.backends {
     requires transitive dev.keel.kernel;
+    // Compile-time only and not transitive, as in the kernel's module-info.
+    requires static org.jspecify;
 
     exports dev.keel.backends;
 }

@@ -4,6 +4,8 @@ import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The process-global active arena that allocator shims call through (the seed's
  * {@code mx_malloc}/{@code mx_free}, whose C signatures cannot carry an arena argument). At most
@@ -41,7 +43,8 @@ public final class ActiveArena {
     }
 
     /** The active arena, or null when none is. */
-    public static VmmArena current() {
+    @SuppressWarnings("exports") // @Nullable only: org.jspecify is required static, not transitive
+    public static @Nullable VmmArena current() {
         return ACTIVE.get();
     }
 

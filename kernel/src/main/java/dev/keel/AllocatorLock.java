@@ -3,6 +3,8 @@ package dev.keel;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The allocator lock as a {@link MemoryPressureCallback} sees it: the Java counterpart of the
  * {@code std::unique_lock&} that flex passes to its callback. It is valid only on the thread that
@@ -28,7 +30,7 @@ public final class AllocatorLock {
     private final String allocatorName;
     private long pauseNanos; // only the owner reads and writes the fields below
     private boolean active = true;
-    private String note;
+    private @Nullable String note;
 
     AllocatorLock(ReentrantLock mutex, String allocatorName, long pauseNanos) {
         this.mutex = mutex;
@@ -75,7 +77,7 @@ public final class AllocatorLock {
     }
 
     /** The callback's note, or null. */
-    String note() {
+    @Nullable String note() {
         return note;
     }
 

@@ -12,6 +12,8 @@ import java.lang.System.Logger.Level;
 public interface ArenaErrorHandler {
 
     /**
+     * Handles one failure that the arena could not throw.
+     *
      * @param arena     the arena the operation ran on
      * @param operation what failed: {@code "free"} or {@code "malloc"}
      * @param error     the failure

@@ -12,6 +12,8 @@ public class ArenaExhaustedException extends RuntimeException {
     private final long totalBytes;
 
     /**
+     * Creates the exception with a message built from the four numbers.
+     *
      * @param requestedBytes the size the caller asked for
      * @param alignedBytes   that size rounded up to the granularity
      * @param offset         the bump pointer the request was checked against

@@ -11,6 +11,8 @@ import java.util.TreeSet;
 import java.util.Comparator;
 import java.util.concurrent.locks.ReentrantLock;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A capacity-limited physical allocator with a memory-pressure hook: the Java counterpart of
  * flex's {@code FlexAllocator}, and the physical side a simulated device's {@link VmmBackend} can
@@ -83,7 +85,7 @@ public final class DeviceAllocator {
     private final ReentrantLock mutex = new ReentrantLock();
     private final String name;
     private final long capacity;
-    private final MemoryPressureCallback callback; // null: no pressure handling
+    private final @Nullable MemoryPressureCallback callback; // null: no pressure handling
     private final RetryPolicy retryPolicy;
 
     // Guarded by mutex.
@@ -225,7 +227,8 @@ public final class DeviceAllocator {
     }
 
     /** The pressure callback, or {@code null} if there is none. */
-    public MemoryPressureCallback pressureCallback() {
+    @SuppressWarnings("exports") // @Nullable only: org.jspecify is required static, not transitive
+    public @Nullable MemoryPressureCallback pressureCallback() {
         return callback;
     }
 
@@ -242,7 +245,7 @@ public final class DeviceAllocator {
     // ---- pressure path: entered and left with the lock held, except after a callback that failed to re-lock
 
     /** Why the allocation must fail now, after {@code attempts} failed tries; null if a pressure round may run. */
-    private String reasonToStop(long size, int attempts) {
+    private @Nullable String reasonToStop(long size, int attempts) {
         if (callback == null) {
             return "no pressure callback";
         }
@@ -273,7 +276,10 @@ public final class DeviceAllocator {
     }
 
     /** Calls the callback with the lock held; returns with it held and the callback's note, or throws. */
-    private String runCallback(long size, long pauseNanos) {
+    // NullAway cannot see that callback is non-null here: allocate calls this only after
+    // reasonToStop returned null, which it never does without a callback.
+    @SuppressWarnings("NullAway")
+    private @Nullable String runCallback(long size, long pauseNanos) {
         AllocatorLock lent = new AllocatorLock(mutex, name, pauseNanos);
         try {
             callback.onPressure(lent, size); // LockOrdering: PressureEnter
@@ -329,6 +335,9 @@ public final class DeviceAllocator {
         }
 
         /** Takes the best-fitting block for {@code size}; returns its new handle, or NO_BLOCK. */
+        // usedBytes and liveCount are written only here and in give, under the allocator lock, so
+        // the read-modify-write cannot race; volatile only lets the lock-free getters see it.
+        @SuppressWarnings("NonAtomicVolatileUpdate")
         long take(long size) {
             Block fit = bySize.ceiling(new Block(Long.MIN_VALUE, size));
             if (fit == null) {
@@ -346,6 +355,9 @@ public final class DeviceAllocator {
         }
 
         /** Returns an allocated block to the free set, merged with free neighbours. */
+        // usedBytes and liveCount are written only here and in take, under the allocator lock, so
+        // the read-modify-write cannot race; volatile only lets the lock-free getters see it.
+        @SuppressWarnings("NonAtomicVolatileUpdate")
         void give(Block block) {
             long offset = block.offset;
             long size = block.size;
@@ -384,9 +396,9 @@ public final class DeviceAllocator {
     /** Options for a {@link DeviceAllocator}. */
     public static final class Builder {
         private final long capacity;
-        private MemoryPressureCallback callback;
+        private @Nullable MemoryPressureCallback callback;
         private RetryPolicy retryPolicy = RetryPolicy.once();
-        private String name;
+        private @Nullable String name;
 
         private Builder(long capacity) {
             if (capacity <= 0) {
@@ -413,6 +425,7 @@ public final class DeviceAllocator {
             return this;
         }
 
+        /** An allocator with these options. */
         public DeviceAllocator build() {
             return new DeviceAllocator(this);
         }

@@ -78,9 +78,12 @@ public final class DeviceBuffer implements AutoCloseable {
     /** Frees the allocation now; later calls, and the cleaner, do nothing. */
     @Override
     public void close() {
-        cleanable.clean();
-        // Reachable until the free is done, so the tracker sees an explicit close, not a cleaner free.
-        Reference.reachabilityFence(this);
+        try {
+            cleanable.clean();
+        } finally {
+            // Reachable until the free is done, so the tracker sees an explicit close, not a cleaner free.
+            Reference.reachabilityFence(this);
+        }
     }
 
     @Override

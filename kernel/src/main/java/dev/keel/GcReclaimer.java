@@ -9,6 +9,8 @@ import java.util.Objects;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The standard {@link MemoryPressureCallback}: reclaims device memory held by garbage
  * {@link DeviceBuffer}s by running the garbage collector and waiting for the cleaning actions it
@@ -285,8 +287,8 @@ public final class GcReclaimer implements MemoryPressureCallback {
         }
     }
 
-    private void commit(ReclaimEvent event, long requestedBytes, ReclaimTracker.Garbage garbage, int joined,
-                        String outcome) {
+    private void commit(@Nullable ReclaimEvent event, long requestedBytes, ReclaimTracker.@Nullable Garbage garbage,
+                        int joined, String outcome) {
         if (event == null) {
             return;
         }

@@ -12,6 +12,8 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * An allocator over one reserved range of device virtual addresses: a lock-free bump pointer
  * hands out slices of the range, a {@link VmmBackend} maps physical memory behind each slice,
@@ -158,8 +160,8 @@ public final class VmmArena implements AutoCloseable {
     private final AtomicLong failedReleases = new AtomicLong();
 
     private volatile int state = OPEN;
-    /** The thread waiting in {@link #awaitDrain()}, for operations to unpark; null when none. */
-    private volatile Thread drainWaiter;
+    /** The thread waiting in {@link #drainLocked()}, for operations to unpark; null when none. */
+    private volatile @Nullable Thread drainWaiter;
     /** Guarded by {@link #closeLock}. */
     private boolean reserveReleased;
 
@@ -423,7 +425,7 @@ public final class VmmArena implements AutoCloseable {
         }
     }
 
-    private RuntimeException freeInFlight(long va) {
+    private @Nullable RuntimeException freeInFlight(long va) {
         if (state != OPEN) {                                   // InFlightLeases: FreeCheckOpen // InFlightDrain: CallRefused
             return null;
         }
@@ -443,7 +445,7 @@ public final class VmmArena implements AutoCloseable {
     }
 
     /** Deallocates one record; returns the backend's failure instead of throwing it. */
-    private RuntimeException release(long va, long size, long handle) {
+    private @Nullable RuntimeException release(long va, long size, long handle) {
         try {
             backend.deallocate(va, size, handle);
             return null;
@@ -511,7 +513,8 @@ public final class VmmArena implements AutoCloseable {
         }
     }
 
-    private static RuntimeException firstOf(RuntimeException first, RuntimeException next) {
+    private static @Nullable RuntimeException firstOf(@Nullable RuntimeException first,
+                                                      @Nullable RuntimeException next) {
         if (first == null) {
             return next;
         }
@@ -521,7 +524,7 @@ public final class VmmArena implements AutoCloseable {
         return first;
     }
 
-    private RuntimeException releaseReserveOnce() {
+    private @Nullable RuntimeException releaseReserveOnce() {
         if (reserveReleased) {
             return null;
         }
@@ -592,13 +595,13 @@ public final class VmmArena implements AutoCloseable {
         state = CLOSED;
     }
 
-    private void abortClose(ArenaDrainEvent event, long waitStart, Throwable cause) {
+    private void abortClose(@Nullable ArenaDrainEvent event, long waitStart, Throwable cause) {
         state = OPEN;                                          // ArenaOps: CloseAbort
         commit(event, 0, System.nanoTime() - waitStart, "aborted: " + cause);
     }
 
     /** A started drain event, or null when JFR is not running or not in this runtime ({@link Jfr}). */
-    private static ArenaDrainEvent beginDrainEvent() {
+    private static @Nullable ArenaDrainEvent beginDrainEvent() {
         if (!Jfr.recording()) {
             return null;
         }
@@ -607,7 +610,7 @@ public final class VmmArena implements AutoCloseable {
         return event;
     }
 
-    private void commit(ArenaDrainEvent event, int records, long waited, String outcome) {
+    private void commit(@Nullable ArenaDrainEvent event, int records, long waited, String outcome) {
         if (event != null && event.shouldCommit()) {
             event.arena = Long.toHexString(base);
             event.records = records;
@@ -688,6 +691,7 @@ public final class VmmArena implements AutoCloseable {
     }
 
     /** The lifecycle state. */
+    @SuppressWarnings("StatementSwitchToExpressionSwitch") // style only: an arrow switch is the same code
     public ArenaState state() {
         switch (state) {
             case OPEN:

@@ -7,6 +7,8 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.locks.ReentrantLock;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The bookkeeping every Keel backend shares: a ledger of reserved ranges and allocations
  * that validates each call before any device work happens, so that all backends reject the
@@ -318,6 +320,9 @@ abstract class AbstractVmmBackend implements VmmBackend, AutoCloseable {
         }
     }
 
+    // NullAway cannot see that the range is there: claimRelease found it and marked it releasing,
+    // and only this method removes a range that is releasing.
+    @SuppressWarnings("NullAway")
     private void settleRelease(long base, boolean released) {
         lock.lock();
         try {
@@ -375,7 +380,7 @@ abstract class AbstractVmmBackend implements VmmBackend, AutoCloseable {
         }
     }
 
-    private static RuntimeException attempt(Runnable step, RuntimeException first) {
+    private static @Nullable RuntimeException attempt(Runnable step, @Nullable RuntimeException first) {
         try {
             step.run();
             return first;

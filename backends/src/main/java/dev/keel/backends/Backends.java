@@ -7,6 +7,8 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Picks a backend by name and reports which backends this machine can run.
  *
@@ -25,7 +27,8 @@ import java.util.Set;
 public final class Backends {
 
     /** Whether one backend can run here, and why not if it cannot. */
-    public record Availability(String name, boolean available, String detail) {
+    @SuppressWarnings("exports") // @Nullable only: org.jspecify is required static, not transitive
+    public record Availability(String name, boolean available, @Nullable String detail) {
         @Override
         public String toString() {
             return String.format("%-5s %-13s %s", name, available ? "available" : "unavailable", detail);

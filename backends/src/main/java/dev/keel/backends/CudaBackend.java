@@ -5,6 +5,8 @@ import java.lang.foreign.MemoryLayout.PathElement;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The CUDA driver's virtual memory management as a {@link dev.keel.VmmBackend}.
  *
@@ -40,7 +42,9 @@ public final class CudaBackend extends AbstractVmmBackend {
 
     /** Which granularity {@code cuMemGetAllocationGranularity} is asked for. */
     public enum Granularity {
+        /** The smallest granularity the device supports ({@code CU_MEM_ALLOC_GRANULARITY_MINIMUM}). */
         MINIMUM(CudaDriver.CU_MEM_ALLOC_GRANULARITY_MINIMUM),
+        /** The granularity the driver recommends for performance ({@code CU_MEM_ALLOC_GRANULARITY_RECOMMENDED}). */
         RECOMMENDED(CudaDriver.CU_MEM_ALLOC_GRANULARITY_RECOMMENDED);
 
         private final int option;
@@ -68,9 +72,14 @@ public final class CudaBackend extends AbstractVmmBackend {
     }
 
     /**
+     * A backend on device {@code deviceOrdinal} through the driver library {@code library}.
+     *
      * @throws CudaUnavailableException if the library cannot be loaded, lacks a symbol, or the
      *                                  device cannot be initialised; nothing is left behind
      */
+    // The descriptors arena lives as long as this backend: close() closes it, and so does a
+    // constructor that fails.
+    @SuppressWarnings("MustBeClosedChecker")
     public CudaBackend(String library, int deviceOrdinal, Granularity granularity) {
         driver = CudaDriver.load(library);
         descriptors = Arena.ofShared();
@@ -251,11 +260,11 @@ public final class CudaBackend extends AbstractVmmBackend {
         struct.set(ValueLayout.JAVA_INT, offset + 4, device);
     }
 
-    private static String outcome(RuntimeException failure) {
+    private static String outcome(@Nullable RuntimeException failure) {
         return failure == null ? "succeeded" : "failed: " + failure.getMessage();
     }
 
-    private static RuntimeException attempt(Runnable step) {
+    private static @Nullable RuntimeException attempt(Runnable step) {
         try {
             step.run();
             return null;

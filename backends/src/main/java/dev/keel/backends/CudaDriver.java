@@ -107,6 +107,8 @@ final class CudaDriver implements AutoCloseable {
      * either fails.
      */
     static CudaDriver load(String libraryName) {
+        // Owned by the driver, which closes it in close(); closed here when loading fails.
+        @SuppressWarnings("MustBeClosedChecker")
         Arena library = Arena.ofShared();
         try {
             return new CudaDriver(library, SymbolLookup.libraryLookup(libraryName, library));

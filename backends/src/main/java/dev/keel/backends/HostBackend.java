@@ -7,6 +7,8 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Linux virtual memory as a {@link dev.keel.VmmBackend}: the embedded default, which works on
  * any Linux machine.
@@ -47,6 +49,8 @@ public final class HostBackend extends AbstractVmmBackend {
     }
 
     /**
+     * A backend with the given granularity, mapping pages lazily or faulting them in.
+     *
      * @param granularity a power of two and a multiple of the page size
      * @param populate    whether {@code allocate} faults every page in before returning
      */
@@ -118,6 +122,8 @@ public final class HostBackend extends AbstractVmmBackend {
                 throw e;
             }
         }
+        // Owned by the allocation's View: unmap closes it.
+        @SuppressWarnings("MustBeClosedChecker")
         Arena arena = Arena.ofShared();
         views.put(va, new View(arena, MemorySegment.ofAddress(va).reinterpret(size, arena, null)));
         return nextHandle.getAndIncrement();
@@ -139,6 +145,9 @@ public final class HostBackend extends AbstractVmmBackend {
         }
     }
 
+    // NullAway cannot see that the view is there: AbstractVmmBackend's ledger calls unmap only for
+    // an allocation that map returned, and map put its view last.
+    @SuppressWarnings("NullAway")
     @Override
     protected void unmap(long va, long size, long handle) {
         View view = views.remove(va);

@@ -8,6 +8,8 @@ import java.util.Objects;
 import java.util.SplittableRandom;
 import java.util.concurrent.locks.ReentrantLock;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A deterministic, capacity-limited device for tests and demos. Its physical memory is a
  * {@link DeviceAllocator}, so the memory-pressure path (callback, collection, retry) runs for
@@ -39,13 +41,26 @@ import java.util.concurrent.locks.ReentrantLock;
 public final class SimulatedDevice extends AbstractVmmBackend {
 
     /** The device steps that can be delayed or made to fail. */
-    public enum Operation { RESERVE, CREATE, MAP, UNMAP, RELEASE, RELEASE_RESERVE }
+    public enum Operation {
+        /** Reserving a stretch of the simulated address space ({@code reserve}). */
+        RESERVE,
+        /** Taking a physical block from the {@link DeviceAllocator} (first step of {@code allocate}). */
+        CREATE,
+        /** Mapping the block into the range (second step of {@code allocate}). */
+        MAP,
+        /** Unmapping the block (first step of {@code deallocate}). */
+        UNMAP,
+        /** Freeing the physical block (second step of {@code deallocate}). */
+        RELEASE,
+        /** Releasing a reserved range ({@code releaseReserve}). */
+        RELEASE_RESERVE
+    }
 
     private static final class Plan {
         long failOnCall;
         double probability;
         long seed;
-        SplittableRandom random; // null: no probabilistic failures
+        @Nullable SplittableRandom random; // null: no probabilistic failures
         Duration latency = Duration.ZERO;
         long calls;
 
@@ -91,6 +106,9 @@ public final class SimulatedDevice extends AbstractVmmBackend {
     }
 
     /** How many times {@code operation} has been called, failed calls included. */
+    // plans holds a Plan for every Operation (the Builder fills its EnumMap, the device copies it
+    // whole), so get never returns null; NullAway cannot see that.
+    @SuppressWarnings("NullAway")
     public long calls(Operation operation) {
         planLock.lock();
         try {
@@ -169,6 +187,9 @@ public final class SimulatedDevice extends AbstractVmmBackend {
     }
 
     /** Counts the call, sleeps its latency, and throws if the plan says this call fails. */
+    // plans holds a Plan for every Operation (the Builder fills its EnumMap, the device copies it
+    // whole), so get never returns null; NullAway cannot see that.
+    @SuppressWarnings("NullAway")
     private void step(Operation operation) {
         long call;
         String why = null;
@@ -233,6 +254,9 @@ public final class SimulatedDevice extends AbstractVmmBackend {
         }
 
         /** Makes call {@code n} (counting from 1) of {@code operation} fail. */
+        // plans holds a Plan for every Operation (the Builder fills its EnumMap, the device copies it
+        // whole), so get never returns null; NullAway cannot see that.
+        @SuppressWarnings("NullAway")
         public Builder failNth(Operation operation, long n) {
             if (n <= 0) {
                 throw new IllegalArgumentException("n must be positive: " + n);
@@ -242,6 +266,9 @@ public final class SimulatedDevice extends AbstractVmmBackend {
         }
 
         /** Makes each call of {@code operation} fail with probability {@code p}, drawn from {@code seed}. */
+        // plans holds a Plan for every Operation (the Builder fills its EnumMap, the device copies it
+        // whole), so get never returns null; NullAway cannot see that.
+        @SuppressWarnings("NullAway")
         public Builder failWithProbability(Operation operation, double p, long seed) {
             if (!(p >= 0 && p <= 1)) {
                 throw new IllegalArgumentException("probability must be in [0, 1]: " + p);
@@ -254,6 +281,9 @@ public final class SimulatedDevice extends AbstractVmmBackend {
         }
 
         /** Sleeps {@code latency} before each call of {@code operation}. */
+        // plans holds a Plan for every Operation (the Builder fills its EnumMap, the device copies it
+        // whole), so get never returns null; NullAway cannot see that.
+        @SuppressWarnings("NullAway")
         public Builder latency(Operation operation, Duration latency) {
             if (latency.isNegative()) {
                 throw new IllegalArgumentException("latency must not be negative: " + latency);
@@ -262,6 +292,11 @@ public final class SimulatedDevice extends AbstractVmmBackend {
             return this;
         }
 
+        /**
+         * A device with these options.
+         *
+         * @throws IllegalArgumentException if the address base is 0 or not a multiple of the granularity
+         */
         public SimulatedDevice build() {
             if ((addressBase & (granularity - 1)) != 0 || addressBase == 0) {
                 throw new IllegalArgumentException("address base 0x" + Long.toHexString(addressBase)

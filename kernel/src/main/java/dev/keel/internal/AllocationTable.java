@@ -10,6 +10,8 @@ import java.util.Objects;
 import java.util.RandomAccess;
 import java.util.function.ToLongFunction;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The arena's allocation table: a map from virtual address to (size, handle), safe for use by
  * many threads at once, that stores no object per record. It also keeps the arena's mapped-bytes
@@ -74,6 +76,7 @@ public final class AllocationTable {
     static final int INITIAL_CAPACITY = 8;
     private static final int MAX_LOAD_PERCENT = 80;
     /** Right after growing by half from the maximum load: 80 / 1.5. */
+    @SuppressWarnings("UnusedVariable") // documentation: the class comment shows it with {@value}
     private static final int MIN_LOAD_PERCENT = 53;
     private static final int SLOT_LONGS = 3;
 
@@ -102,7 +105,7 @@ public final class AllocationTable {
     }
 
     /** Removes the record of {@code va} and returns it, or returns null if there is none. */
-    public Allocation remove(long va) {
+    public @Nullable Allocation remove(long va) {
         long hash = hash(va);
         return segments[segmentIndex(hash)].remove(va, hash);
     }
@@ -224,6 +227,7 @@ public final class AllocationTable {
         @SuppressWarnings("unused") // accessed through LOCKED
         private volatile int locked;
         /** {@code capacity} slots of {@code [va, size, handle]}; size 0 marks an empty slot. */
+        @SuppressWarnings("NullAway.Init") // set by reset(), which the constructor calls
         private long[] slots;
         private int capacity;
         private int count;
@@ -242,6 +246,9 @@ public final class AllocationTable {
             }
         }
 
+        // Thread.yield is the point: after SPINS_BEFORE_YIELD spins the holder is likely preempted,
+        // so this waiter gives up its CPU instead of spinning against it (see the class comment).
+        @SuppressWarnings("ThreadPriorityCheck")
         private void lockContended() {
             int spins = 0;
             while (!LOCKED.compareAndSet(this, 0, 1)) {
@@ -279,7 +286,7 @@ public final class AllocationTable {
             }
         }
 
-        Allocation remove(long va, long hash) {
+        @Nullable Allocation remove(long va, long hash) {
             long size;
             long handle;
             lock();

@@ -8,6 +8,8 @@ import jdk.jfr.Name;
 import jdk.jfr.StackTrace;
 import jdk.jfr.Timespan;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * JFR event: one {@code VmmArena.closeAndDrain} (also the first step of {@code close()}), from the
  * call to its outcome. Its duration includes waiting for another closer and for the operations in
@@ -22,7 +24,7 @@ public final class ArenaDrainEvent extends Event {
 
     @Label("Arena Base")
     @Description("The arena's base address, unsigned, in hexadecimal")
-    public String arena;
+    public @Nullable String arena;
 
     @Label("Records")
     @Description("Live records drained (0 when the arena was already closed or the close was aborted)")
@@ -35,5 +37,5 @@ public final class ArenaDrainEvent extends Event {
 
     @Label("Outcome")
     @Description("drained, already closed, or the failure that rolled the arena back to OPEN")
-    public String outcome;
+    public @Nullable String outcome;
 }

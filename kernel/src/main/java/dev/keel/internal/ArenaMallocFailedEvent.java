@@ -8,6 +8,8 @@ import jdk.jfr.Label;
 import jdk.jfr.Name;
 import jdk.jfr.StackTrace;
 
+import org.jspecify.annotations.Nullable;
+
 /** JFR event: a {@code VmmArena.malloc} that threw. Committed on the failure path only. */
 @Name("dev.keel.ArenaMallocFailed")
 @Label("Arena Malloc Failed")
@@ -18,7 +20,7 @@ public final class ArenaMallocFailedEvent extends Event {
 
     @Label("Arena Base")
     @Description("The arena's base address, unsigned, in hexadecimal")
-    public String arena;
+    public @Nullable String arena;
 
     @Label("Requested")
     @DataAmount(DataAmount.BYTES)
@@ -35,5 +37,5 @@ public final class ArenaMallocFailedEvent extends Event {
 
     @Label("Failure")
     @Description("The exception's class and message")
-    public String failure;
+    public @Nullable String failure;
 }

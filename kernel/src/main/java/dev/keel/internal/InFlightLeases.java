@@ -68,7 +68,7 @@ public final class InFlightLeases {
     private volatile AtomicReferenceArray<Thread>[] chunks;
 
     /** A guard with one chunk of {@link #FIRST_CHUNK_SLOTS} free slots. */
-    @SuppressWarnings("unchecked")
+    @SuppressWarnings({"unchecked", "rawtypes"}) // no generic array creation in Java; it holds only <Thread> chunks
     public InFlightLeases() {
         chunks = new AtomicReferenceArray[] {new AtomicReferenceArray<>(FIRST_CHUNK_SLOTS * PADDED_STRIDE)};
     }

@@ -8,6 +8,8 @@ import jdk.jfr.Label;
 import jdk.jfr.Name;
 import jdk.jfr.StackTrace;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * JFR event: one memory-pressure episode of a {@code DeviceAllocator}, from the first failed try
  * of its regions to the allocation's outcome. Its duration covers every pressure callback, pause
@@ -21,7 +23,7 @@ import jdk.jfr.StackTrace;
 public final class PressureEvent extends Event {
 
     @Label("Allocator")
-    public String allocator;
+    public @Nullable String allocator;
 
     @Label("Requested")
     @DataAmount(DataAmount.BYTES)
@@ -45,5 +47,5 @@ public final class PressureEvent extends Event {
 
     @Label("Outcome")
     @Description("allocated, out of memory, or the failure that ended the episode")
-    public String outcome;
+    public @Nullable String outcome;
 }

@@ -8,6 +8,8 @@ import jdk.jfr.Label;
 import jdk.jfr.Name;
 import jdk.jfr.StackTrace;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * JFR event: one garbage-collection reclaim run by {@code GcReclaimer} (the collector's side of
  * single-flight reclamation), from taking the host lock to the end of the wait for cleaners.
@@ -42,5 +44,5 @@ public final class ReclaimEvent extends Event {
 
     @Label("Outcome")
     @Description("complete, deadline, or interrupted")
-    public String outcome;
+    public @Nullable String outcome;
 }
