@@ -1,0 +1,127 @@
+package dev.keel.bench;
+
+import dev.keel.VmmArena;
+import dev.keel.backends.HostBackend;
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandle;
+import java.util.List;
+
+/**
+ * The ways a JVM program gets host memory that {@link HostPathBenchmark} and {@link HostRssHarness}
+ * compare (issue 13, item 2): {@code VmmArena} on {@link HostBackend} (an {@code mmap} with
+ * {@code MAP_FIXED} into the arena's reserved range, {@code munmap} at free), {@code
+ * Arena.ofShared().allocate(size)} then {@code close()}, {@code Arena.ofConfined()} the same way
+ * (both from the C heap, zeroed), and a plain anonymous {@code mmap}/{@code munmap} through FFM.
+ */
+final class HostPaths implements AutoCloseable {
+
+    static final List<String> NAMES = List.of("VmmArena+HostBackend", "Arena.ofShared", "Arena.ofConfined",
+            "mmap+munmap");
+    static final long PAGE = 4096;
+    private static final int PROT_READ_WRITE = 0x1 | 0x2;
+    private static final int MAP_PRIVATE_ANONYMOUS = 0x02 | 0x20;
+
+    /** Memory held by one of the paths until {@link #free()}. */
+    interface Held {
+        MemorySegment memory();
+
+        void free() throws Throwable;
+    }
+
+    private final HostBackend backend = new HostBackend();
+    private final VmmArena arena = VmmArena.open(backend, 1L << 40);
+    private final MethodHandle mmap;
+    private final MethodHandle munmap;
+
+    HostPaths() {
+        Linker linker = Linker.nativeLinker();
+        mmap = linker.downcallHandle(linker.defaultLookup().find("mmap").orElseThrow(),
+                FunctionDescriptor.of(ValueLayout.ADDRESS, ValueLayout.ADDRESS, ValueLayout.JAVA_LONG,
+                        ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG));
+        munmap = linker.downcallHandle(linker.defaultLookup().find("munmap").orElseThrow(),
+                FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.JAVA_LONG));
+    }
+
+    /** {@code size} bytes through {@code path}, one of {@link #NAMES}. */
+    Held allocate(String path, long size) throws Throwable {
+        return switch (path) {
+            case "VmmArena+HostBackend" -> keel(size);
+            case "Arena.ofShared" -> ffm(Arena.ofShared(), size);
+            case "Arena.ofConfined" -> ffm(Arena.ofConfined(), size);
+            case "mmap+munmap" -> plainMmap(size);
+            default -> throw new IllegalArgumentException("unknown path " + path);
+        };
+    }
+
+    private Held keel(long size) {
+        long va = arena.malloc(size);
+        MemorySegment memory = backend.segment(va);
+        return new Held() {
+            @Override
+            public MemorySegment memory() {
+                return memory;
+            }
+
+            @Override
+            public void free() {
+                arena.free(va);
+            }
+        };
+    }
+
+    private static Held ffm(Arena scope, long size) {
+        MemorySegment memory = scope.allocate(size, PAGE);
+        return new Held() {
+            @Override
+            public MemorySegment memory() {
+                return memory;
+            }
+
+            @Override
+            public void free() {
+                scope.close();
+            }
+        };
+    }
+
+    private Held plainMmap(long size) throws Throwable {
+        MemorySegment at = (MemorySegment) mmap.invokeExact(MemorySegment.NULL, size, PROT_READ_WRITE,
+                MAP_PRIVATE_ANONYMOUS, -1, 0L);
+        if (at.address() == -1L) {
+            throw new IllegalStateException("mmap of " + size + " bytes failed");
+        }
+        MemorySegment memory = at.reinterpret(size);
+        return new Held() {
+            @Override
+            public MemorySegment memory() {
+                return memory;
+            }
+
+            @Override
+            public void free() throws Throwable {
+                if ((int) munmap.invokeExact(at, size) != 0) {
+                    throw new IllegalStateException("munmap failed");
+                }
+            }
+        };
+    }
+
+    /** Writes one byte per page, so that the operating system backs each; returns the bytes. */
+    static long touch(MemorySegment memory) {
+        long length = memory.byteSize();
+        for (long offset = 0; offset < length; offset += PAGE) {
+            memory.set(ValueLayout.JAVA_BYTE, offset, (byte) 1);
+        }
+        return length;
+    }
+
+    @Override
+    public void close() {
+        arena.close();
+        backend.close();
+    }
+}
