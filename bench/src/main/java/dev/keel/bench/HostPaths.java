@@ -26,10 +26,16 @@ final class HostPaths implements AutoCloseable {
     private static final int MAP_PRIVATE_ANONYMOUS = 0x02 | 0x20;
 
     /** Memory held by one of the paths until {@link #free()}. */
-    interface Held {
-        MemorySegment memory();
+    record Held(MemorySegment memory, Release release) {
+        void free() throws Throwable {
+            release.run();
+        }
+    }
 
-        void free() throws Throwable;
+    /** How a path gives its memory back. */
+    @FunctionalInterface
+    interface Release {
+        void run() throws Throwable;
     }
 
     private final HostBackend backend = new HostBackend();
@@ -59,33 +65,11 @@ final class HostPaths implements AutoCloseable {
 
     private Held keel(long size) {
         long va = arena.malloc(size);
-        MemorySegment memory = backend.segment(va);
-        return new Held() {
-            @Override
-            public MemorySegment memory() {
-                return memory;
-            }
-
-            @Override
-            public void free() {
-                arena.free(va);
-            }
-        };
+        return new Held(backend.segment(va), () -> arena.free(va));
     }
 
     private static Held ffm(Arena scope, long size) {
-        MemorySegment memory = scope.allocate(size, PAGE);
-        return new Held() {
-            @Override
-            public MemorySegment memory() {
-                return memory;
-            }
-
-            @Override
-            public void free() {
-                scope.close();
-            }
-        };
+        return new Held(scope.allocate(size, PAGE), scope::close);
     }
 
     private Held plainMmap(long size) throws Throwable {
@@ -94,20 +78,11 @@ final class HostPaths implements AutoCloseable {
         if (at.address() == -1L) {
             throw new IllegalStateException("mmap of " + size + " bytes failed");
         }
-        MemorySegment memory = at.reinterpret(size);
-        return new Held() {
-            @Override
-            public MemorySegment memory() {
-                return memory;
+        return new Held(at.reinterpret(size), () -> {
+            if ((int) munmap.invokeExact(at, size) != 0) {
+                throw new IllegalStateException("munmap failed");
             }
-
-            @Override
-            public void free() throws Throwable {
-                if ((int) munmap.invokeExact(at, size) != 0) {
-                    throw new IllegalStateException("munmap failed");
-                }
-            }
-        };
+        });
     }
 
     /** Writes one byte per page, so that the operating system backs each; returns the bytes. */
