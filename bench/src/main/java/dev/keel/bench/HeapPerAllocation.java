@@ -5,7 +5,6 @@ import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryPoolMXBean;
 import java.lang.management.MemoryType;
 import java.lang.ref.Reference;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -64,17 +63,8 @@ public final class HeapPerAllocation {
     }
 
     private static double inChild(String name, int n) throws IOException, InterruptedException {
-        Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-        Process child = new ProcessBuilder(java.toString(), "-Xms1g", "-Xmx1g", "-XX:+UseSerialGC",
-                "-cp", System.getProperty("java.class.path"), HeapPerAllocation.class.getName(),
-                "--child", name, Integer.toString(n))
-                .redirectError(ProcessBuilder.Redirect.INHERIT)
-                .start();
-        String out = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
-        if (child.waitFor() != 0) {
-            throw new IllegalStateException("measuring " + name + " at " + n + " failed: " + out);
-        }
-        return Double.parseDouble(out);
+        return Double.parseDouble(ChildJvm.run(List.of("-Xms1g", "-Xmx1g", "-XX:+UseSerialGC"),
+                HeapPerAllocation.class, "--child", name, Integer.toString(n)));
     }
 
     private static double bytesPerAllocation(String name, int n) {

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Locale;
 
 /**
@@ -49,16 +50,8 @@ public final class HostRssHarness {
 
     /** This figure in a JVM of its own, configured as the class comment says. */
     private static String fork(String path, long size) throws IOException, InterruptedException {
-        Process process = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xms256m", "-Xmx256m", "-XX:+AlwaysPreTouch", "--enable-native-access=ALL-UNNAMED",
-                "-cp", System.getProperty("java.class.path"), HostRssHarness.class.getName(),
-                "--one", path, Long.toString(size))
-                .redirectErrorStream(true).start();
-        String line = new String(process.getInputStream().readAllBytes()).strip();
-        if (process.waitFor() != 0) {
-            throw new IllegalStateException("the JVM for " + path + " " + size + " failed: " + line);
-        }
-        return line;
+        return ChildJvm.run(List.of("-Xms256m", "-Xmx256m", "-XX:+AlwaysPreTouch", "--enable-native-access=ALL-UNNAMED"),
+                HostRssHarness.class, "--one", path, Long.toString(size));
     }
 
     private static String one(String path, long size) throws Throwable {
