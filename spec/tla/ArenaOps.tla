@@ -48,7 +48,7 @@ Threads == OpThreads \cup Closers
 
 ASSUME /\ OpThreads \cap Closers = {}
        /\ CloseThreads \cap DrainThreads = {}
-       /\ Sizes \subseteq 1..Total
+       /\ Sizes \subseteq Nat \ {0}   \* a size above Total is refused as exhausted
        /\ Total \in Nat \ {0}
        /\ OpsPerThread \in Nat
        /\ BackendMayFail \in BOOLEAN
