@@ -5,6 +5,7 @@ import dev.keel.internal.AllocationTable;
 import dev.keel.internal.ArenaMallocFailedEvent;
 import dev.keel.internal.InFlightLeases;
 import dev.keel.internal.Jfr;
+import dev.keel.internal.Trace;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CancellationException;
@@ -153,11 +154,13 @@ public final class VmmArena implements AutoCloseable {
 
     private final AtomicLong next = new AtomicLong();
     private final AllocationTable table = new AllocationTable();
-    private final InFlightLeases leases = new InFlightLeases();
+    private final InFlightLeases leases;
     private final ReentrantLock closeLock = new ReentrantLock();
     private final AtomicLong leaked = new AtomicLong();
     private final AtomicLong failedMallocs = new AtomicLong();
     private final AtomicLong failedReleases = new AtomicLong();
+    /** This arena's number in the trace ({@link Trace}); 0 when tracing is off. */
+    private final int traceId;
 
     private volatile int state = OPEN;
     /** The thread waiting in {@link #drainLocked()}, for operations to unpark; null when none. */
@@ -181,6 +184,11 @@ public final class VmmArena implements AutoCloseable {
         this.totalBytes = totalBytes;
         this.granularity = granularity;
         this.errorHandler = errorHandler;
+        this.traceId = Trace.ON
+                ? Trace.open("ArenaOpen", "total", totalBytes, "granularity", granularity, "slots",
+                        InFlightLeases.firstChunkSlots())
+                : 0;
+        this.leases = new InFlightLeases(traceId);
     }
 
     /** Opens an arena over a {@linkplain #DEFAULT_TOTAL_BYTES 16 TiB} range of {@code backend}. */
@@ -325,13 +333,16 @@ public final class VmmArena implements AutoCloseable {
     }
 
     private long mallocInFlight(long size, long aligned) {
-        if (state != OPEN) {                                   // InFlightLeases: MallocCheckOpen // InFlightDrain: CallRefused
+        if (!isOpen("MallocCheckOpen", "size", aligned)) {     // InFlightLeases: MallocCheckOpen // InFlightDrain: CallRefused
             throw closedException();
         }
         int lease = leases.enter();
         try {
-            if (state != OPEN) {                               // InFlightLeases: MallocRecheckOpen // InFlightDrain: MallocEnter, CallRefused
+            if (!isOpen("MallocRecheckOpen", "size", aligned)) { // InFlightLeases: MallocRecheckOpen // InFlightDrain: MallocEnter, CallRefused
                 throw closedException();
+            }
+            if (Trace.ON) {
+                Trace.record(traceId, "Request", "size", size);
             }
             long offset = bump(size, aligned);                 // ArenaOps: MallocBump
             long va = base + offset;
@@ -347,33 +358,100 @@ public final class VmmArena implements AutoCloseable {
         return new ArenaClosedException(this + " is closed");
     }
 
-    /** Claims {@code aligned} bytes of the range; returns their offset. */
+    /**
+     * Whether the state is {@code OPEN}: the state check of {@code action}. While tracing, the
+     * read and its event are one step, with {@code key=value} the part of the call's local state
+     * the spec chooses at the check (the size, or the offset freed).
+     */
+    private boolean isOpen(String action, String key, long value) {
+        if (!Trace.ON) {
+            return state == OPEN;
+        }
+        Trace.begin();
+        try {
+            boolean open = state == OPEN;
+            Trace.event(traceId, action, "open", open ? 1 : 0, key, value);
+            return open;
+        } finally {
+            Trace.end();
+        }
+    }
+
+    /**
+     * Claims {@code aligned} bytes of the range; returns their offset. While tracing, each read of
+     * {@code next} (the load, a failed exchange's witness) is one step with the check of the value
+     * read, so an exhausted request is recorded where the value it saw was current.
+     */
     private long bump(long requested, long aligned) {
+        if (Trace.ON) {
+            Trace.begin();
+        }
         long seen = next.get();                                // CasBump: Load
+        if (Trace.ON) {
+            Trace.event(traceId, "Load", "seen", seen);
+        }
         while (true) {
             if (aligned > totalBytes - seen) {                 // CasBump: CheckFits
+                if (Trace.ON) {
+                    Trace.event(traceId, "Exhausted");
+                    Trace.end();
+                }
                 throw new ArenaExhaustedException(requested, aligned, seen, totalBytes); // CasBump: Exhausted
+            }
+            if (Trace.ON) {
+                Trace.event(traceId, "CheckFits");
+                Trace.end();
+                Trace.begin();
             }
             long witness = next.compareAndExchange(seen, seen + aligned); // CasBump: CasSucceed, CasFail
             if (witness == seen) {
+                if (Trace.ON) {
+                    Trace.event(traceId, "CasSucceed", "next", seen + aligned, "va", seen);
+                    Trace.end();
+                }
                 return seen;
             }
             seen = witness;
+            if (Trace.ON) {
+                Trace.event(traceId, "CasFail", "seen", seen);
+            }
         }
     }
 
     private long allocateBacking(long va, long offset, long aligned) {
+        long handle;
         try {
-            return backend.allocate(va, aligned);              // CasBump: BackendOk, BackendFail
+            handle = backend.allocate(va, aligned);            // CasBump: BackendOk, BackendFail
         } catch (Throwable failure) {
+            if (Trace.ON) {
+                Trace.record(traceId, "BackendFail");
+            }
             giveBackOrLeak(offset, aligned);                   // ArenaOps: MallocGiveBack
             throw failure;
         }
+        if (Trace.ON) {
+            Trace.record(traceId, "BackendOk");
+        }
+        return handle;
     }
 
     private void giveBackOrLeak(long offset, long aligned) {
-        if (!next.compareAndSet(offset + aligned, offset)) {   // CasBump: GiveBack
-            leaked.addAndGet(aligned);                         // CasBump: Leak
+        if (Trace.ON) {
+            Trace.begin();
+        }
+        try {
+            if (!next.compareAndSet(offset + aligned, offset)) { // CasBump: GiveBack
+                leaked.addAndGet(aligned);                     // CasBump: Leak
+                if (Trace.ON) {
+                    Trace.event(traceId, "Leak");
+                }
+            } else if (Trace.ON) {
+                Trace.event(traceId, "GiveBack", "next", offset);
+            }
+        } finally {
+            if (Trace.ON) {
+                Trace.end();
+            }
         }
     }
 
@@ -384,7 +462,19 @@ public final class VmmArena implements AutoCloseable {
      */
     private void insert(long va, long offset, long aligned, long handle) {
         try {
-            table.put(va, aligned, handle);
+            if (Trace.ON) {
+                Trace.begin();
+            }
+            try {
+                table.put(va, aligned, handle);
+                if (Trace.ON) {
+                    Trace.event(traceId, "MallocInsert");
+                }
+            } finally {
+                if (Trace.ON) {
+                    Trace.end();
+                }
+            }
         } catch (Throwable failure) {
             RuntimeException releaseFailure = release(va, aligned, handle);
             if (releaseFailure != null) {
@@ -426,21 +516,40 @@ public final class VmmArena implements AutoCloseable {
     }
 
     private @Nullable RuntimeException freeInFlight(long va) {
-        if (state != OPEN) {                                   // InFlightLeases: FreeCheckOpen // InFlightDrain: CallRefused
+        if (!isOpen("FreeCheckOpen", "va", va - base)) {     // InFlightLeases: FreeCheckOpen // InFlightDrain: CallRefused
             return null;
         }
         int lease = leases.enter();
         try {
-            if (state != OPEN) {                               // InFlightLeases: FreeRecheckOpen // InFlightDrain: FreeEnter, CallRefused
+            if (!isOpen("FreeRecheckOpen", "va", va - base)) { // InFlightLeases: FreeRecheckOpen // InFlightDrain: FreeEnter, CallRefused
                 return null;
             }
-            Allocation record = table.remove(va);              // ArenaOps: FreeRemove
+            Allocation record = remove(va);                    // ArenaOps: FreeRemove
             if (record == null) {
                 return null;
             }
-            return release(va, record.size(), record.handle()); // ArenaOps: FreeRelease
+            RuntimeException failure = release(va, record.size(), record.handle()); // ArenaOps: FreeRelease
+            if (Trace.ON) {
+                Trace.record(traceId, "FreeRelease");
+            }
+            return failure;
         } finally {
             exit(lease);                                       // InFlightLeases: FreeExit // InFlightDrain: FreeExit
+        }
+    }
+
+    /** Removes the record of {@code va} from the table; while tracing, one step with its event. */
+    private @Nullable Allocation remove(long va) {
+        if (!Trace.ON) {
+            return table.remove(va);
+        }
+        Trace.begin();
+        try {
+            Allocation record = table.remove(va);
+            Trace.event(traceId, "FreeRemove", "found", record == null ? 0 : 1);
+            return record;
+        } finally {
+            Trace.end();
         }
     }
 
@@ -478,11 +587,11 @@ public final class VmmArena implements AutoCloseable {
      */
     public List<Allocation> closeAndDrain() {
         refuseReentrantClose();                                // ArenaOps: CloseRefused
-        lockForClose();                                        // ArenaOps: CloseLock
+        lockForClose("drain");                                 // ArenaOps: CloseLock
         try {
             return drainLocked();
         } finally {
-            closeLock.unlock();                                // ArenaOps: CloseUnlock
+            unlockClose();                                     // ArenaOps: CloseUnlock
         }
     }
 
@@ -498,19 +607,30 @@ public final class VmmArena implements AutoCloseable {
     @Override
     public void close() {
         refuseReentrantClose();                                // ArenaOps: CloseRefused
-        lockForClose();                                        // ArenaOps: CloseLock
+        lockForClose("close");                                 // ArenaOps: CloseLock
         try {
             RuntimeException first = null;
             for (Allocation record : drainLocked()) {
                 first = firstOf(first, release(record.va(), record.size(), record.handle())); // ArenaOps: DrainRelease
+                if (Trace.ON) {
+                    Trace.record(traceId, "DrainRelease", "va", record.va() - base);
+                }
             }
             first = firstOf(first, releaseReserveOnce());
             if (first != null) {
                 throw first;
             }
         } finally {
-            closeLock.unlock();                                // ArenaOps: CloseUnlock
+            unlockClose();                                     // ArenaOps: CloseUnlock
         }
+    }
+
+    /** Releases the close lock; while tracing, its event is written before the release. */
+    private void unlockClose() {
+        if (Trace.ON) {
+            Trace.record(traceId, "CloseUnlock");
+        }
+        closeLock.unlock();
     }
 
     private static @Nullable RuntimeException firstOf(@Nullable RuntimeException first,
@@ -539,20 +659,31 @@ public final class VmmArena implements AutoCloseable {
 
     private void refuseReentrantClose() {
         if (closeLock.isHeldByCurrentThread() || leases.heldByCurrentThread()) {
+            if (Trace.ON) {
+                Trace.record(traceId, "CloseRefused");
+            }
             throw new IllegalStateException("close of " + this
                     + " called from inside one of its own backend calls: it would wait for itself");
         }
     }
 
-    /** Takes the close lock; only a close that has to wait for another can be interrupted. */
-    private void lockForClose() {
-        if (closeLock.tryLock()) {
-            return;
+    /**
+     * Takes the close lock; only a close that has to wait for another can be interrupted. While
+     * tracing, the event is written once the lock is held, naming the {@code kind} of close.
+     */
+    private void lockForClose(String kind) {
+        if (!closeLock.tryLock()) {
+            try {
+                closeLock.lockInterruptibly();
+            } catch (InterruptedException e) {
+                if (Trace.ON) {
+                    Trace.record(traceId, "CloseLockInterrupted", "drain", kind.equals("drain") ? 1 : 0);
+                }
+                throw interrupted("while waiting for another close of " + this); // ArenaOps: CloseLockInterrupted
+            }
         }
-        try {
-            closeLock.lockInterruptibly();
-        } catch (InterruptedException e) {
-            throw interrupted("while waiting for another close of " + this); // ArenaOps: CloseLockInterrupted
+        if (Trace.ON) {
+            Trace.record(traceId, "CloseLock", "drain", kind.equals("drain") ? 1 : 0);
         }
     }
 
@@ -565,16 +696,26 @@ public final class VmmArena implements AutoCloseable {
     private List<Allocation> drainLocked() {
         ArenaDrainEvent event = beginDrainEvent();
         if (state == CLOSED) {                                 // ArenaOps: CloseAlreadyClosed
+            if (Trace.ON) {
+                Trace.record(traceId, "CloseAlreadyClosed");
+            }
             commit(event, 0, 0, "already closed");
             return List.of();
         }
         drainWaiter = Thread.currentThread();
+        if (Trace.ON) {
+            Trace.begin();
+        }
         state = CLOSING;                                       // ArenaOps: CloseBegin
+        if (Trace.ON) {
+            Trace.event(traceId, "CloseBegin");
+            Trace.end();
+        }
         long waitStart = System.nanoTime();
         try {
             leases.awaitAllFree(this);                         // InFlightDrain: CloseAwaitDrain
             long waited = System.nanoTime() - waitStart;
-            List<Allocation> drained = table.snapshot();       // ArenaOps: CloseSnapshot
+            List<Allocation> drained = snapshot();             // ArenaOps: CloseSnapshot
             commitClose();                                     // ArenaOps: CloseCommit
             commit(event, drained.size(), waited, "drained");
             return drained;
@@ -589,14 +730,43 @@ public final class VmmArena implements AutoCloseable {
         }
     }
 
+    /** The table's records; while tracing, one step with its event. */
+    private List<Allocation> snapshot() {
+        if (!Trace.ON) {
+            return table.snapshot();
+        }
+        Trace.begin();
+        try {
+            List<Allocation> records = table.snapshot();
+            Trace.event(traceId, "CloseSnapshot", "records", records.size());
+            return records;
+        } finally {
+            Trace.end();
+        }
+    }
+
     /** Clears the table and the mapped counter, then publishes CLOSED; see the class comment. */
     private void commitClose() {
+        if (Trace.ON) {
+            Trace.begin();
+        }
         table.clear();
         state = CLOSED;
+        if (Trace.ON) {
+            Trace.event(traceId, "CloseCommit");
+            Trace.end();
+        }
     }
 
     private void abortClose(@Nullable ArenaDrainEvent event, long waitStart, Throwable cause) {
+        if (Trace.ON) {
+            Trace.begin();
+        }
         state = OPEN;                                          // ArenaOps: CloseAbort
+        if (Trace.ON) {
+            Trace.event(traceId, "CloseAbort");
+            Trace.end();
+        }
         commit(event, 0, System.nanoTime() - waitStart, "aborted: " + cause);
     }
 

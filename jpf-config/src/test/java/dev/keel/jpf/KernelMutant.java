@@ -18,24 +18,18 @@ enum KernelMutant {
 
     CHECK_BEFORE_ENTER("(1) state checked before the in-flight lease only (not again after it)",
             Driver.DRAIN, Expect.CHECK_FAILS,
-            new Patch("dev/keel/VmmArena.java", """
-                    int lease = leases.enter();
-                    try {
-                        if (state != OPEN) {                               // InFlightLeases: MallocRecheckOpen
-                    """, """
-                    int lease = leases.enter();
-                    try {
-                        if (false) { // MUTANT: no MallocRecheckOpen, the check before the lease is the only one
-                    """)),
+            new Patch("dev/keel/VmmArena.java",
+                    "if (!isOpen(\"MallocRecheckOpen\", \"size\", aligned)) {",
+                    "if (false) { // MUTANT: no MallocRecheckOpen, the check before the lease is the only one\n")),
 
     FREE_WITHOUT_GUARD("(2) free without the in-flight guard", Driver.FREE_CLOSE, Expect.CHECK_FAILS,
             new Patch("dev/keel/VmmArena.java", """
                     int lease = leases.enter();
                     try {
-                        if (state != OPEN) {                               // InFlightLeases: FreeRecheckOpen
+                        if (!isOpen("FreeRecheckOpen", "va", va - base)) {
                     """, """
                     try { // MUTANT: no FreeLease
-                        if (state != OPEN) { //
+                        if (!isOpen("FreeRecheckOpen", "va", va - base)) {
                     """),
             new Patch("dev/keel/VmmArena.java",
                     "exit(lease); // InFlightLeases: FreeExit",
@@ -71,7 +65,7 @@ enum KernelMutant {
 
     SECOND_CLOSE_RETURNS("(7) second close returning early", Driver.CLOSE, Expect.CHECK_FAILS,
             new Patch("dev/keel/VmmArena.java", """
-                    lockForClose();                                        // ArenaOps: CloseLock
+                    lockForClose("close");                                 // ArenaOps: CloseLock
                     try {
                         RuntimeException first = null;
                     """, """

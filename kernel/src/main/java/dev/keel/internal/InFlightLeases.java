@@ -65,12 +65,25 @@ public final class InFlightLeases {
     private static final long MAX_PARK_NANOS = 1_000_000;
 
     private final Object growth = new Object();
+    /** The arena's number in the trace ({@link Trace}); 0 when tracing is off. */
+    private final int traceId;
     private volatile AtomicReferenceArray<Thread>[] chunks;
 
-    /** A guard with one chunk of {@link #FIRST_CHUNK_SLOTS} free slots. */
-    @SuppressWarnings({"unchecked", "rawtypes"}) // no generic array creation in Java; it holds only <Thread> chunks
+    /** A guard with one chunk of {@link #FIRST_CHUNK_SLOTS} free slots, untraced. */
     public InFlightLeases() {
+        this(0);
+    }
+
+    /** A guard whose steps are traced as those of arena {@code traceId} when {@link Trace#ON}. */
+    @SuppressWarnings({"unchecked", "rawtypes"}) // no generic array creation in Java; it holds only <Thread> chunks
+    public InFlightLeases(int traceId) {
+        this.traceId = traceId;
         chunks = new AtomicReferenceArray[] {new AtomicReferenceArray<>(FIRST_CHUNK_SLOTS * PADDED_STRIDE)};
+    }
+
+    /** Slots in the first chunk (the spec's {@code InitialSlots}). */
+    public static int firstChunkSlots() {
+        return FIRST_CHUNK_SLOTS;
     }
 
     /** References from one slot of chunk {@code c} to the next. */
@@ -88,7 +101,7 @@ public final class InFlightLeases {
         int home = home(me);
         AtomicReferenceArray<Thread>[] seen = chunks;
         for (int c = 0; c < seen.length; c++) {
-            int slot = tryLease(seen[c], stride(c), home, me);
+            int slot = tryLease(seen[c], stride(c), home, me, traceId, c);
             if (slot >= 0) {
                 return token(c, slot);
             }
@@ -99,7 +112,14 @@ public final class InFlightLeases {
     /** Gives back the slot of {@code token}: a release store of {@code null}. */
     public void exit(int token) {
         int c = token >>> SLOT_BITS;
+        if (Trace.ON) {
+            Trace.begin();
+        }
         chunks[c].setRelease((token & SLOT_MASK) * stride(c), null); // InFlightLeases: MallocExit, FreeExit, UnleaseRefused
+        if (Trace.ON) {
+            Trace.event(traceId, "Exit");
+            Trace.end();
+        }
     }
 
     /** Whether the calling thread holds a slot: it is inside a malloc or free of this arena. */
@@ -124,17 +144,30 @@ public final class InFlightLeases {
      * @throws InterruptedException if interrupted while waiting; the interrupt flag is cleared
      */
     public void awaitAllFree(Object blocker) throws InterruptedException {
+        if (Trace.ON) {
+            Trace.begin();
+        }
         AtomicReferenceArray<Thread>[] seen = chunks;            // InFlightLeases: CloseReadSlots
+        if (Trace.ON) {
+            Trace.event(traceId, "CloseReadSlots", "slots", slotsOf(seen));
+            Trace.end();
+        }
         for (int c = 0; c < seen.length; c++) {
             for (int at = 0; at < seen[c].length(); at += stride(c)) {
-                awaitFree(seen[c], at, blocker);                // InFlightLeases: CloseScanSlot
+                awaitFree(seen[c], at, blocker, traceId);       // InFlightLeases: CloseScanSlot
             }
+        }
+        if (Trace.ON) {
+            Trace.record(traceId, "CloseDrained");
         }
     }                                                           // InFlightLeases: CloseDrained
 
     /** Slots published so far (tests check the bound with it). */
     public int slotCount() {
-        AtomicReferenceArray<Thread>[] seen = chunks;
+        return slotsOf(chunks);
+    }
+
+    private static int slotsOf(AtomicReferenceArray<Thread>[] seen) {
         int slots = 0;
         for (int c = 0; c < seen.length; c++) {
             slots += seen[c].length() / stride(c);
@@ -142,11 +175,11 @@ public final class InFlightLeases {
         return slots;
     }
 
-    private static void awaitFree(AtomicReferenceArray<Thread> chunk, int at, Object blocker)
+    private static void awaitFree(AtomicReferenceArray<Thread> chunk, int at, Object blocker, int traceId)
             throws InterruptedException {
         int spins = 0;
         long parkNanos = MIN_PARK_NANOS;
-        while (chunk.get(at) != null) {
+        while (!isFree(chunk, at, traceId)) {
             if (Thread.interrupted()) {
                 throw new InterruptedException();
             }
@@ -160,17 +193,54 @@ public final class InFlightLeases {
         }
     }
 
-    /** The slot of {@code chunk} that {@code me} leased, probing from {@code home}; -1 if all are held. */
-    private static int tryLease(AtomicReferenceArray<Thread> chunk, int stride, int home, Thread me) {
+    /** Whether the slot at {@code at} is free; while tracing, a read that finds it free is the scan's step. */
+    private static boolean isFree(AtomicReferenceArray<Thread> chunk, int at, int traceId) {
+        if (!Trace.ON) {
+            return chunk.get(at) == null;
+        }
+        Trace.begin();
+        try {
+            boolean free = chunk.get(at) == null;
+            if (free) {
+                Trace.event(traceId, "CloseScanSlot");
+            }
+            return free;
+        } finally {
+            Trace.end();
+        }
+    }
+
+    /**
+     * The slot of chunk number {@code c} that {@code me} leased, probing from {@code home}; -1 if
+     * all are held. While tracing, a successful compare-and-set is one step with its event.
+     */
+    private static int tryLease(AtomicReferenceArray<Thread> chunk, int stride, int home, Thread me, int traceId, int c) {
         int slots = chunk.length() / stride;
         for (int probe = 0; probe < slots; probe++) {
             int slot = (home + probe) & (slots - 1);
             int at = slot * stride;
-            if (chunk.get(at) == null && chunk.compareAndSet(at, null, me)) { // InFlightLeases: MallocLease, FreeLease
-                return slot;
+            if (Trace.ON) {
+                Trace.begin();
+            }
+            try {
+                if (chunk.get(at) == null && chunk.compareAndSet(at, null, me)) { // InFlightLeases: MallocLease, FreeLease
+                    if (Trace.ON) {
+                        Trace.event(traceId, "Lease", "slot", slotNumber(c, slot));
+                    }
+                    return slot;
+                }
+            } finally {
+                if (Trace.ON) {
+                    Trace.end();
+                }
             }
         }
         return -1;
+    }
+
+    /** The spec's number of slot {@code slot} of chunk {@code c}: 1 for the first of the first chunk. */
+    private static int slotNumber(int c, int slot) {
+        return c == 0 ? slot + 1 : (FIRST_CHUNK_SLOTS << c) - FIRST_CHUNK_SLOTS + slot + 1;
     }
 
     /** Every slot of the first {@code full} chunks was held: lease from a later chunk, appending one if need be. */
@@ -181,7 +251,7 @@ public final class InFlightLeases {
             if (c == seen.length) {
                 seen = append(c);
             }
-            int slot = tryLease(seen[c], stride(c), home, me);
+            int slot = tryLease(seen[c], stride(c), home, me, traceId, c);
             if (slot >= 0) {
                 return token(c, slot);
             }
@@ -199,7 +269,14 @@ public final class InFlightLeases {
                 }
                 AtomicReferenceArray<Thread>[] grown = Arrays.copyOf(seen, c + 1);
                 grown[c] = new AtomicReferenceArray<>(FIRST_CHUNK_SLOTS << c);
+                if (Trace.ON) {
+                    Trace.begin();
+                }
                 chunks = grown;                                 // InFlightLeases: GrowSlots
+                if (Trace.ON) {
+                    Trace.event(traceId, "GrowSlots", "slots", slotsOf(grown));
+                    Trace.end();
+                }
                 return grown;
             }
             return seen;
