@@ -1,6 +1,8 @@
 package dev.keel.cli;
 
 import dev.keel.spec.TlcRunner;
+import dev.keel.trace.TraceCheck;
+import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -11,7 +13,9 @@ import java.util.Set;
  * {@code keel check}: runs the TLC models of {@code spec/tla} (the specs and their mutants) the
  * way {@code ./mvnw verify} does, through the spec module's {@link TlcRunner}, so that a reviewer
  * can re-verify the specs without knowing Maven. The runner prints a line per model as it
- * finishes and the table; TLC's full output goes to {@code cli/target/check/tlc/}.
+ * finishes and the table; TLC's full output goes to {@code cli/target/check/tlc/}. With
+ * {@code --trace FILE} it checks a trace the kernel's recorder wrote instead (module
+ * {@code keel-trace}, {@code docs/trace-validation.md}).
  */
 final class CheckCommand implements Command {
 
@@ -32,6 +36,7 @@ final class CheckCommand implements Command {
     public String usage() {
         return """
                 Usage: keel check [--deep] [--spec NAME]
+                       keel check --trace FILE
 
                 Runs TLC on every model of spec/tla (MC*.cfg): each spec's models must hold and
                 each mutant must fail with the violation its header names. Prints a line per
@@ -42,16 +47,20 @@ final class CheckCommand implements Command {
                   --deep        also run the deep models (minutes each instead of seconds)
                   --spec NAME   only the models whose name contains NAME, e.g. CasBump,
                                 InFlightDrain, LockOrdering or MutantHostFirst
+                  --trace FILE  check a trace of the kernel instead: a run with
+                                -Dkeel.trace.file=FILE writes one; TLC checks every arena's log
+                                against CasBump and InFlightLeases and reports the first event
+                                that is not a step of the spec (models under cli/target/check/trace/)
                   -h, --help    this help
 
-                Exit status: 0 every model did what its header expects, 1 one did not,
-                2 bad arguments or the models could not be run.
+                Exit status: 0 every model did what its header expects (every log fits), 1 one
+                did not, 2 bad arguments, an unreadable trace, or the models could not be run.
                 """;
     }
 
     @Override
     public int run(List<String> args, PrintStream out, PrintStream err) throws UsageException {
-        Arguments arguments = Arguments.parse(this, args, Set.of("--spec"), Set.of("--deep"));
+        Arguments arguments = Arguments.parse(this, args, Set.of("--spec", "--trace"), Set.of("--deep"));
         List<String> only = arguments.value("--spec").map(String::strip).stream().toList();
         Path home = Path.of(System.getProperty(HOME_PROPERTY, "."));
         Path tla = home.resolve("spec").resolve("tla");
@@ -60,8 +69,32 @@ final class CheckCommand implements Command {
                     + " (set -D" + HOME_PROPERTY + " to the repository root; ./keel does)");
             return Keel.EXIT_USAGE;
         }
+        Path work = home.resolve("cli").resolve("target").resolve("check");
         out.flush();
-        return TlcRunner.run(tla, home.resolve("cli").resolve("target").resolve("check"),
-                arguments.flag("--deep"), only);
+        if (arguments.value("--trace").isPresent()) {
+            if (arguments.flag("--deep") || !only.isEmpty()) {
+                throw new UsageException(this, "--trace checks a trace; --deep and --spec choose models");
+            }
+            return checkTrace(Path.of(arguments.value("--trace").get()), tla, work.resolve("trace"), out, err);
+        }
+        return TlcRunner.run(tla, work, arguments.flag("--deep"), only);
+    }
+
+    private static int checkTrace(Path file, Path tla, Path work, PrintStream out, PrintStream err) {
+        if (!Files.isReadable(file)) {
+            err.println("keel check: cannot read the trace " + file);
+            return Keel.EXIT_USAGE;
+        }
+        try {
+            TraceCheck.Result result = TraceCheck.check(file, tla, work);
+            TraceCheck.report(file, result, out);
+            return result.accepted() ? Keel.EXIT_OK : Keel.EXIT_FAILED;
+        } catch (IllegalArgumentException e) {
+            err.println("keel check: " + e.getMessage());
+            return Keel.EXIT_USAGE;
+        } catch (IOException e) {
+            err.println("keel check: " + e);
+            return Keel.EXIT_USAGE;
+        }
     }
 }

@@ -15,8 +15,10 @@ import java.util.Map;
 /**
  * Assembles {@code docs/results.md} from what the other modules' builds wrote under their
  * {@code target/} folders: the TLC table ({@code spec/target/tlc-summary.md}), the Java model
- * checking table ({@code jpf-config/target/model-checking-summary.md}) and the benchmark figures
- * ({@code bench/target/jmh-results.json}, {@code bench/target/heap-per-allocation.txt}). Each
+ * checking table ({@code jpf-config/target/model-checking-summary.md}), the trace validation's
+ * tables ({@code trace/target/trace-summary.md}, {@code jpf-config/target/trace-mutants.md}) and
+ * the benchmark figures ({@code bench/target/jmh-results.json},
+ * {@code bench/target/heap-per-allocation.txt}). Each
  * section names its source file and when that file was written; a missing file is reported as
  * missing, with the command that produces it. Nothing is computed here: the figures are copied
  * as the tools printed them, so the page shows only what a run produced.
@@ -64,6 +66,10 @@ public final class ResultsPage {
         section(page, "TLC: the specs and their mutants", "spec/target/tlc-summary.md",
                 "./mvnw -pl spec verify", this::verbatim);
         section(page, "Java model checking of the kernel's bytecode", "jpf-config/target/model-checking-summary.md",
+                "./mvnw -pl jpf-config -am verify", this::withoutTitle);
+        section(page, "Trace validation: recorded runs of the kernel checked against the specs",
+                "trace/target/trace-summary.md", "./mvnw -pl trace -am verify", this::withoutTitle);
+        section(page, "Kernel mutants under trace validation", "jpf-config/target/trace-mutants.md",
                 "./mvnw -pl jpf-config -am verify", this::withoutTitle);
         section(page, "Benchmarks (JMH)", "bench/target/jmh-results.json",
                 "./mvnw -Pbench -pl bench -am verify", this::jmhTable);

@@ -1,0 +1,93 @@
+package dev.keel.jpf;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.keel.trace.ScenarioRun;
+import dev.keel.trace.TraceCheck;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.EnumMap;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * The trace-validation gate: every {@link KernelMutant} that changes the order or the values of
+ * the spec actions the recorder writes must produce a trace that TLC rejects. Each such variant is
+ * built from the kernel's sources with the trace scenarios of module {@code keel-trace}
+ * ({@link MutantKernel}), the scenarios run on it with the recorder on, and the checker must
+ * reject one of its logs; the first message goes into {@code target/trace-mutants.md}. The other
+ * mutants are listed there with the reason a trace cannot show them.
+ *
+ * <p>What this gate shows is that the checker can fail on the bugs it is meant for; what it
+ * cannot show is named per mutant below.
+ */
+class TraceMutantTest {
+
+    private static final Path KERNEL_SOURCES = Path.of(System.getProperty("keel.kernel.sources", "../kernel/src/main/java"));
+    private static final Path SCENARIO_SOURCES = Path.of(System.getProperty("keel.trace.scenarios",
+            "../trace/src/main/java/dev/keel/trace/scenario"));
+    private static final Path SPEC_DIR = Path.of(System.getProperty("keel.spec.tla", "../spec/tla"));
+    /** Random schedules per variant: the fixed scenarios carry the ones a mutant needs. */
+    private static final int RANDOM_SCHEDULES = 8;
+
+    /** Why a trace cannot show the mutant; absent: it must be rejected. */
+    private static final Map<KernelMutant, String> NOT_IN_A_TRACE = new EnumMap<>(Map.of(
+            KernelMutant.PLAIN_BUMP, "atomicity inside one step: the recorder performs the read and the write of the"
+                    + " bump as one serialised step, so the lost update cannot happen while tracing (Lincheck and JPF find it)",
+            KernelMutant.PLAIN_BUMP_LINEARIZABILITY, "the same bug as (5)",
+            KernelMutant.REENTRANT_CLOSE_WAITS, "a hang: the log stops with every step so far allowed; a finite"
+                    + " log shows safety only, not that a close returns",
+            KernelMutant.COLLECT_UNDER_ALLOCATOR_LOCK, "a hang, and in LockOrdering's steps, which the recorder does not write yet",
+            KernelMutant.HOST_LOCK_UNDER_ALLOCATOR_LOCK, "a hang, and in LockOrdering's steps, which the recorder does not write yet",
+            KernelMutant.NO_SINGLE_FLIGHT, "in LockOrdering's steps, which the recorder does not write yet",
+            KernelMutant.ACTIVATION_NOT_ATOMIC, "ActiveArena is in no spec"));
+
+    private static final Map<KernelMutant, String> CAUGHT = new EnumMap<>(KernelMutant.class);
+
+    @ParameterizedTest(name = "{0} shows in a trace")
+    @EnumSource(KernelMutant.class)
+    void mutantIsRejected(KernelMutant mutant, @TempDir Path workDir) throws IOException, InterruptedException {
+        assumeTrue(!"false".equals(System.getProperty("keel.mutants")), "mutants skipped (-Dkeel.mutants=false)");
+        assumeTrue(!NOT_IN_A_TRACE.containsKey(mutant), () -> NOT_IN_A_TRACE.get(mutant));
+        Path variant = MutantKernel.build(mutant, KERNEL_SOURCES, SCENARIO_SOURCES, workDir);
+        Path trace = workDir.resolve("mutant.trace");
+        int status = ScenarioRun.record(variant.toString(), trace, RANDOM_SCHEDULES, workDir.resolve("scenarios.out"));
+        assertEquals(0, status, () -> "the scenarios did not run on " + mutant.description() + ": "
+                + read(workDir.resolve("scenarios.out")));
+        TraceCheck.Result result = TraceCheck.check(trace, SPEC_DIR, workDir.resolve("tlc"));
+        assertFalse(result.accepted(), () -> "mutant " + mutant.description() + ": all " + result.arenas()
+                + " recorded runs fit the specs");
+        CAUGHT.put(mutant, result.rejections().get(0));
+    }
+
+    @AfterAll
+    static void writeTable() throws IOException {
+        StringBuilder table = new StringBuilder("# Kernel mutants under trace validation\n\n"
+                + "| mutant | verdict | first rejection, or why a trace cannot show it |\n| :--- | :--- | :--- |\n");
+        for (KernelMutant mutant : KernelMutant.values()) {
+            String caught = CAUGHT.get(mutant);
+            String verdict = caught != null ? "rejected" : NOT_IN_A_TRACE.containsKey(mutant) ? "not in a trace" : "not run";
+            String why = caught != null ? caught : NOT_IN_A_TRACE.getOrDefault(mutant, "");
+            table.append("| ").append(mutant.description()).append(" | ").append(verdict).append(" | ")
+                    .append(why.replace("\n", " ").replace("|", "\\|")).append(" |\n");
+        }
+        Path out = Path.of(System.getProperty("keel.trace.mutants", "target/trace-mutants.md"));
+        Files.createDirectories(out.toAbsolutePath().getParent());
+        Files.writeString(out, table, StandardCharsets.UTF_8);
+    }
+
+    private static String read(Path file) {
+        try {
+            return Files.readString(file, StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            return "(no console: " + e + ")";
+        }
+    }
+}

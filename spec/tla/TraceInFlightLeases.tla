@@ -1,0 +1,143 @@
+------------------------- MODULE TraceInFlightLeases -------------------------
+(***************************************************************************)
+(* Trace validation of InFlightLeases, and through its refinement of      *)
+(* InFlightDrain: does a recorded run of one VmmArena take only steps the  *)
+(* kernel's spec allows, and is each a step of the contract?              *)
+(*                                                                         *)
+(* As in TraceCasBump: TraceInFlightLeasesData (written for each check)   *)
+(* defines Traces and the constants; a behaviour follows one log, one     *)
+(* step per event, with the logged values; variables the log leaves out  *)
+(* (pc, opsLeft, loc's handle, holder, snap, drained, releases) follow    *)
+(* from the spec's steps.  The recorder names a few events by the         *)
+(* kernel's statement rather than the spec's action, where one statement  *)
+(* performs either of two actions and the thread's pc decides which: a    *)
+(* lease (MallocLease or FreeLease), a give-back (MallocExit, FreeExit or *)
+(* UnleaseRefused); the bump's events are CasBump's (CasSucceed and       *)
+(* Exhausted are MallocBump, BackendOk and BackendFail are                *)
+(* MallocBackendAlloc, GiveBack and Leak are MallocGiveBack); CasBump's   *)
+(* other events are not steps of this spec and are left out of the log.  *)
+(*                                                                         *)
+(* The model checks the invariants of InFlightLeases and ArenaOps in      *)
+(* every state of the log and the action property Refines (each step is  *)
+(* a step of InFlightDrain under the mapping).                            *)
+(***************************************************************************)
+EXTENDS InFlightLeases, Sequences, TLC, TraceInFlightLeasesData
+
+VARIABLES
+    i,   \* the log this behaviour follows
+    l    \* the number of its next event
+
+traceVars == <<vars, i, l>>
+
+TraceInit == Init /\ i \in 1..Len(Traces) /\ l = 1
+
+Open(e) == (state = "OPEN") = (e.open = 1)
+
+\* The InFlightLeases step that event e names, with the logged values.
+Step(e) ==
+    \/ e.a = "MallocCheckOpen" /\ Open(e) /\ MallocCheckOpen(e.t)
+    \/ e.a = "FreeCheckOpen" /\ Open(e) /\ FreeCheckOpen(e.t)
+    \/ e.a = "Lease" /\ (MallocLease(e.t) \/ FreeLease(e.t)) /\ lease'[e.t] = e.slot
+    \/ e.a = "MallocRecheckOpen" /\ Open(e) /\ MallocRecheckOpen(e.t)
+                                /\ (e.open = 1 => loc'[e.t].size = e.size)
+    \/ e.a = "FreeRecheckOpen" /\ Open(e) /\ FreeRecheckOpen(e.t)
+                              /\ (e.open = 1 => loc'[e.t].va = e.va)
+    \/ e.a = "CasSucceed" /\ MallocBump(e.t) /\ next' = e.next /\ UNCHANGED leaseVars
+    \/ e.a = "Exhausted" /\ MallocBump(e.t) /\ pc'[e.t] = "m_exit" /\ UNCHANGED leaseVars
+    \/ e.a = "BackendOk" /\ MallocBackendAlloc(e.t) /\ pc'[e.t] = "m_insert" /\ UNCHANGED leaseVars
+    \/ e.a = "BackendFail" /\ MallocBackendAlloc(e.t) /\ pc'[e.t] = "m_giveback" /\ UNCHANGED leaseVars
+    \/ e.a = "GiveBack" /\ MallocGiveBack(e.t) /\ next' = e.next /\ UNCHANGED leaseVars
+    \/ e.a = "Leak" /\ MallocGiveBack(e.t) /\ next' = next /\ UNCHANGED leaseVars
+    \/ e.a = "MallocInsert" /\ MallocInsert(e.t) /\ UNCHANGED leaseVars
+    \/ e.a = "Exit" /\ (MallocExit(e.t) \/ FreeExit(e.t) \/ UnleaseRefused(e.t))
+    \/ e.a = "FreeRemove" /\ FreeRemove(e.t) /\ (pc'[e.t] = "f_release") = (e.found = 1) /\ UNCHANGED leaseVars
+    \/ e.a = "FreeRelease" /\ FreeRelease(e.t) /\ UNCHANGED leaseVars
+    \/ e.a = "GrowSlots" /\ GrowSlots(e.t) /\ slotCount' = e.slots
+    \/ e.a = "CloseRefused" /\ CloseRefused(e.t) /\ UNCHANGED leaseVars
+    \/ e.a = "CloseLock" /\ CloseLock(e.t) /\ UNCHANGED leaseVars
+    \/ e.a = "CloseLockInterrupted" /\ CloseLockInterrupted(e.t) /\ UNCHANGED leaseVars
+    \/ e.a = "CloseAlreadyClosed" /\ CloseAlreadyClosed(e.t) /\ UNCHANGED leaseVars
+    \/ e.a = "CloseBegin" /\ CloseBegin(e.t) /\ UNCHANGED leaseVars
+    \/ e.a = "CloseReadSlots" /\ CloseReadSlots(e.t) /\ scanEnd'[e.t] = e.slots
+    \/ e.a = "CloseScanSlot" /\ CloseScanSlot(e.t)
+    \/ e.a = "CloseDrained" /\ CloseDrained(e.t)
+    \/ e.a = "CloseSnapshot" /\ CloseSnapshot(e.t) /\ UNCHANGED leaseVars
+                            /\ Cardinality(snap'[e.t]) = e.records
+    \/ e.a = "CloseAbort" /\ CloseAbort(e.t) /\ UNCHANGED leaseVars
+    \/ e.a = "CloseCommit" /\ CloseCommit(e.t) /\ UNCHANGED leaseVars
+    \/ e.a = "DrainRelease" /\ DrainRelease(e.t) /\ UNCHANGED leaseVars
+                           /\ \E r \in drained[e.t] : r.va = e.va /\ drained'[e.t] = drained[e.t] \ {r}
+    \/ e.a = "CloseUnlock" /\ CloseUnlock(e.t) /\ UNCHANGED leaseVars
+
+TraceStep ==
+    /\ l <= Len(Traces[i])
+    /\ Step(Traces[i][l])
+    /\ l' = l + 1
+    /\ UNCHANGED i
+
+Done == l > Len(Traces[i]) /\ UNCHANGED traceVars
+
+TraceNext == TraceStep \/ Done
+
+TraceSpec == TraceInit /\ [][TraceNext]_traceVars
+
+\* Refines, over this spec's variables: every step of the log is a step of
+\* the contract InFlightDrain, or leaves the contract's variables unchanged.
+TraceRefines == [][Contract!Next]_Contract!vars
+
+-----------------------------------------------------------------------------
+(* The diagnosis of a log that does not fit                               *)
+
+OpActions == {"MallocCheckOpen", "FreeCheckOpen", "GrowSlots", "MallocLease",
+              "FreeLease", "MallocRecheckOpen", "FreeRecheckOpen",
+              "UnleaseRefused", "MallocExit", "FreeExit", "MallocBump",
+              "MallocBackendAlloc", "MallocGiveBack", "MallocInsert",
+              "FreeRemove", "FreeRelease", "CloseRefused"}
+CloserActions == {"CloseLock", "CloseLockInterrupted", "CloseAlreadyClosed",
+                  "CloseBegin", "CloseReadSlots", "CloseScanSlot", "CloseDrained",
+                  "CloseSnapshot", "CloseAbort", "CloseCommit", "DrainRelease",
+                  "CloseUnlock", "CloseRefused"}
+
+OpAction(a, t) ==
+    CASE a = "MallocCheckOpen" -> MallocCheckOpen(t)
+      [] a = "FreeCheckOpen" -> FreeCheckOpen(t)
+      [] a = "GrowSlots" -> GrowSlots(t)
+      [] a = "MallocLease" -> MallocLease(t)
+      [] a = "FreeLease" -> FreeLease(t)
+      [] a = "MallocRecheckOpen" -> MallocRecheckOpen(t)
+      [] a = "FreeRecheckOpen" -> FreeRecheckOpen(t)
+      [] a = "UnleaseRefused" -> UnleaseRefused(t)
+      [] a = "MallocExit" -> MallocExit(t)
+      [] a = "FreeExit" -> FreeExit(t)
+      [] a = "MallocBump" -> MallocBump(t)
+      [] a = "MallocBackendAlloc" -> MallocBackendAlloc(t)
+      [] a = "MallocGiveBack" -> MallocGiveBack(t)
+      [] a = "MallocInsert" -> MallocInsert(t)
+      [] a = "FreeRemove" -> FreeRemove(t)
+      [] a = "FreeRelease" -> FreeRelease(t)
+      [] a = "CloseRefused" -> CloseRefused(t)
+
+CloserAction(a, c) ==
+    CASE a = "CloseLock" -> CloseLock(c)
+      [] a = "CloseLockInterrupted" -> CloseLockInterrupted(c)
+      [] a = "CloseAlreadyClosed" -> CloseAlreadyClosed(c)
+      [] a = "CloseBegin" -> CloseBegin(c)
+      [] a = "CloseReadSlots" -> CloseReadSlots(c)
+      [] a = "CloseScanSlot" -> CloseScanSlot(c)
+      [] a = "CloseDrained" -> CloseDrained(c)
+      [] a = "CloseSnapshot" -> CloseSnapshot(c)
+      [] a = "CloseAbort" -> CloseAbort(c)
+      [] a = "CloseCommit" -> CloseCommit(c)
+      [] a = "DrainRelease" -> DrainRelease(c)
+      [] a = "CloseUnlock" -> CloseUnlock(c)
+      [] a = "CloseRefused" -> CloseRefused(c)
+
+Enabled ==
+    {<<a, t>> \in OpActions \X OpThreads : ENABLED OpAction(a, t)}
+        \cup {<<a, c>> \in CloserActions \X Closers : ENABLED CloserAction(a, c)}
+
+\* Always true; prints the stuck event and what InFlightLeases could do instead.
+Diagnosis ==
+    (l <= Len(Traces[i]) /\ ~ENABLED TraceStep)
+        => PrintT(<<"keel-trace-stuck", i, l, Enabled>>)
+=============================================================================

@@ -1,0 +1,106 @@
+package dev.keel.trace;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The events of one traced arena, with the constants its {@code ArenaOpen} line gave: the
+ * reserved bytes, the granularity and the slots of the guard's first chunk.
+ *
+ * <p><b>Units.</b> TLC's integers are 32-bit. An arena of at most 2<sup>30</sup> bytes is checked
+ * in bytes; a larger one (the default arena reserves 16 TiB) in units of its granularity, which
+ * every offset and every rounded size of the arena is a multiple of. An offset that is not (the
+ * address of a free that was never allocated) becomes a negative number of its own, so that the
+ * spec sees an address that is in no table.
+ */
+final class ArenaLog {
+
+    private static final long LARGEST_IN_BYTES = 1L << 30;
+
+    private final TraceEvent open;
+    private final List<TraceEvent> events;
+    private final long unit;
+    private final Map<Long, Long> strayOffsets = new HashMap<>();
+
+    private ArenaLog(TraceEvent open, List<TraceEvent> events) {
+        this.open = open;
+        this.events = List.copyOf(events);
+        this.unit = open.get("total") <= LARGEST_IN_BYTES ? 1 : open.get("granularity");
+    }
+
+    /** The arena's number in the trace. */
+    int id() {
+        return open.object();
+    }
+
+    /** The line that opened the arena. */
+    TraceEvent openEvent() {
+        return open;
+    }
+
+    List<TraceEvent> events() {
+        return events;
+    }
+
+    /** Bytes per number in the specs' constants and values: 1, or the granularity. */
+    long unit() {
+        return unit;
+    }
+
+    /** The reserved range, in units. */
+    long total() {
+        return open.get("total") / unit;
+    }
+
+    /** The granularity, in units. */
+    long granularity() {
+        return open.get("granularity") / unit;
+    }
+
+    /** The slots of the first chunk. */
+    long initialSlots() {
+        return open.get("slots");
+    }
+
+    /** A rounded size or a granted offset, in units. */
+    long units(long bytes) {
+        return bytes / unit;
+    }
+
+    /** A requested size in units, rounded up, and at most one granularity above the range (which fails the same). */
+    long requestUnits(long bytes) {
+        long units = bytes / unit + (bytes % unit == 0 ? 0 : 1);
+        return Math.min(units, total() + granularity());
+    }
+
+    /** An address's offset as the specs see it: in units, or a negative number of its own if it lies off the grid. */
+    long offsetUnits(long offset) {
+        if (offset >= 0 && offset < open.get("total") && offset % unit == 0) {
+            return offset / unit;
+        }
+        return strayOffsets.computeIfAbsent(offset, stray -> -2L - strayOffsets.size());
+    }
+
+    /** Collects an arena's events as the file lists them. */
+    static final class Builder {
+        private final TraceEvent open;
+        private final List<TraceEvent> events = new ArrayList<>();
+
+        Builder(TraceEvent open) {
+            this.open = open;
+            for (String key : List.of("total", "granularity", "slots")) {
+                open.get(key);
+            }
+        }
+
+        void add(TraceEvent event) {
+            events.add(event);
+        }
+
+        ArenaLog build() {
+            return new ArenaLog(open, events);
+        }
+    }
+}

@@ -1,0 +1,84 @@
+package dev.keel.trace;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * Checks a kernel trace file against the specs and reports the result: the entry point of
+ * {@code ./keel check --trace FILE} and of the build's trace validation.
+ */
+public final class TraceCheck {
+
+    private TraceCheck() {
+    }
+
+    /**
+     * The outcome of checking one file.
+     *
+     * @param arenas   the arenas the file has a log of
+     * @param verdicts one per TLC model run
+     */
+    public record Result(int arenas, List<TraceChecker.Verdict> verdicts) {
+
+        /** Whether every log fits every spec. */
+        public boolean accepted() {
+            return verdicts.stream().allMatch(verdict -> verdict.rejection() == null);
+        }
+
+        /** The rejections' messages, one per model that rejected a log. */
+        public List<String> rejections() {
+            return verdicts.stream().filter(verdict -> verdict.rejection() != null)
+                    .map(verdict -> verdict.rejection().message()).toList();
+        }
+
+        /** Events checked, over every spec. */
+        public int events() {
+            return verdicts.stream().mapToInt(TraceChecker.Verdict::events).sum();
+        }
+    }
+
+    /**
+     * Checks {@code file}, writing TLC's models and outputs under {@code workDir}.
+     *
+     * @param specDir the directory of the TLA+ specs ({@code spec/tla})
+     * @throws IllegalArgumentException if the file is not a Keel trace (the message names the line)
+     */
+    public static Result check(Path file, Path specDir, Path workDir) throws IOException {
+        List<ArenaLog> arenas;
+        try {
+            arenas = TraceLog.read(file);
+        } catch (TraceFormatException e) {
+            throw new IllegalArgumentException(file + ": " + e.getMessage(), e);
+        }
+        return new Result(arenas.size(), new TraceChecker(specDir, workDir).check(arenas));
+    }
+
+    /** Prints {@code result} as {@code keel check --trace} does. */
+    public static void report(Path file, Result result, PrintStream out) {
+        for (TraceChecker.Verdict verdict : result.verdicts()) {
+            out.printf("%-15s %3d logs %6d events %7d states %5.1f s  %s%n", verdict.spec().spec(), verdict.traces(),
+                    verdict.events(), verdict.distinctStates(), verdict.seconds(),
+                    verdict.rejection() == null ? "every log fits" : "REJECTED");
+        }
+        if (result.accepted()) {
+            out.println(file + ": " + result.arenas() + (result.arenas() == 1 ? " arena, " : " arenas, ") + result.events()
+                    + " events: every step is a step of the specs");
+        } else {
+            result.rejections().forEach(out::println);
+        }
+    }
+
+    /** {@code args}: the spec directory, a work directory, then trace files. Exit 0 if all fit, 1 if not. */
+    public static void main(String[] args) throws IOException {
+        boolean accepted = true;
+        for (int n = 2; n < args.length; n++) {
+            Path file = Path.of(args[n]);
+            Result result = check(file, Path.of(args[0]), Path.of(args[1]).resolve("file-" + (n - 1)));
+            report(file, result, System.out);
+            accepted &= result.accepted();
+        }
+        System.exit(accepted ? 0 : 1);
+    }
+}

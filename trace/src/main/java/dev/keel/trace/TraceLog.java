@@ -1,0 +1,89 @@
+package dev.keel.trace;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A trace file of the kernel's recorder, read into one {@link ArenaLog} per traced arena. Lines
+ * must come in increasing sequence numbers (the recorder writes them so), every event must belong
+ * to an arena opened earlier in the file, and the first line is the recorder's header.
+ */
+final class TraceLog {
+
+    static final String HEADER = "# keel-trace 1";
+
+    private TraceLog() {
+    }
+
+    /** The arenas of {@code file}, in the order they were opened. */
+    static List<ArenaLog> read(Path file) throws IOException {
+        return parse(Files.readAllLines(file, StandardCharsets.UTF_8));
+    }
+
+    static List<ArenaLog> parse(List<String> lines) {
+        if (lines.isEmpty() || !lines.get(0).equals(HEADER)) {
+            throw new TraceFormatException(1, "not a Keel trace: the first line must be '" + HEADER + "'");
+        }
+        Map<Integer, ArenaLog.Builder> arenas = new LinkedHashMap<>();
+        long lastSeq = 0;
+        for (int n = 2; n <= lines.size(); n++) {
+            String text = lines.get(n - 1).strip();
+            if (text.isEmpty() || text.startsWith("#")) {
+                continue;
+            }
+            TraceEvent event = event(n, text);
+            if (event.seq() <= lastSeq) {
+                throw new TraceFormatException(n, "sequence number " + event.seq() + " after " + lastSeq);
+            }
+            lastSeq = event.seq();
+            if (event.action().equals("ArenaOpen")) {
+                if (arenas.containsKey(event.object())) {
+                    throw new TraceFormatException(n, "arena " + event.object() + " opened twice");
+                }
+                arenas.put(event.object(), new ArenaLog.Builder(event));
+                continue;
+            }
+            ArenaLog.Builder arena = arenas.get(event.object());
+            if (arena == null) {
+                throw new TraceFormatException(n, "event of arena " + event.object() + ", which was never opened");
+            }
+            arena.add(event);
+        }
+        List<ArenaLog> logs = new ArrayList<>();
+        arenas.values().forEach(builder -> logs.add(builder.build()));
+        return logs;
+    }
+
+    private static TraceEvent event(int line, String text) {
+        String[] parts = text.split(" ");
+        if (parts.length < 4) {
+            throw new TraceFormatException(line, "expected 'seq thread object action key=value...', got '" + text + "'");
+        }
+        Map<String, Long> fields = new LinkedHashMap<>();
+        for (int p = 4; p < parts.length; p++) {
+            int eq = parts[p].indexOf('=');
+            if (eq <= 0) {
+                throw new TraceFormatException(line, "field '" + parts[p] + "' is not key=value");
+            }
+            fields.put(parts[p].substring(0, eq), number(line, parts[p].substring(eq + 1)));
+        }
+        if (!parts[1].matches("t[0-9]+")) {
+            throw new TraceFormatException(line, "thread '" + parts[1] + "' is not t<id>");
+        }
+        return new TraceEvent(line, number(line, parts[0]), parts[1], (int) number(line, parts[2]), parts[3], fields);
+    }
+
+    private static long number(int line, String text) {
+        try {
+            return Long.parseLong(text);
+        } catch (NumberFormatException e) {
+            throw new TraceFormatException(line, "'" + text + "' is not a number");
+        }
+    }
+}

@@ -1,0 +1,216 @@
+package dev.keel.trace;
+
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * The specs a kernel trace is checked against, each with its projection: which events of an
+ * arena's log are steps of the spec, under which name, acting as which of the spec's processes,
+ * with which values; and the model's configuration. Both trace specs live beside the specs they
+ * validate ({@code spec/tla/TraceCasBump.tla}, {@code spec/tla/TraceInFlightLeases.tla}).
+ */
+enum TraceSpec {
+
+    /**
+     * The bump loop of each malloc that passed the guard. A malloc refused by the state check
+     * never starts CasBump's request, so the recorder writes {@code Request} only after the check.
+     */
+    CAS_BUMP("CasBump", """
+            CONSTANTS
+                Threads <- TraceThreads
+                Sizes <- TraceSizes
+                G <- TraceG
+                T <- TraceT
+                WordMax = 2147483647
+            INIT TraceInit
+            NEXT TraceNext
+            INVARIANTS
+                TypeOK NextBounded RangesInside RangesAligned RangesDisjoint RangesBelowNext
+                RoundUpExact ExhaustedOnlyWhenFull Diagnosis
+            PROPERTIES
+                BumpMonotone FailureLeavesNext
+            """) {
+        @Override
+        SpecTrace project(ArenaLog arena) {
+            Records records = new Records(arena);
+            records.declare("Threads");
+            records.member("Sizes", Long.toString(arena.granularity()));
+            records.fixed("G", arena.granularity());
+            records.fixed("T", arena.total());
+            for (TraceEvent e : arena.events()) {
+                String t = records.process("o", e.thread());
+                switch (e.action()) {
+                    case "Request" -> {
+                        long size = arena.requestUnits(e.get("size"));
+                        records.member("Sizes", Long.toString(size));
+                        records.step(e, t, "size", size);
+                    }
+                    case "Load", "CasFail" -> records.step(e, t, "seen", arena.units(e.get("seen")));
+                    case "CasSucceed", "GiveBack" -> records.step(e, t, "next", arena.units(e.get("next")));
+                    case "CheckFits", "Exhausted", "BackendOk", "BackendFail", "Leak" -> records.step(e, t);
+                    default -> {
+                        continue;
+                    }
+                }
+                records.member("Threads", t);
+            }
+            return records.build();
+        }
+    },
+
+    /**
+     * Every step of one arena but CasBump's inner ones. A closer is a process of its own per
+     * close call ({@code t7c1}, {@code t7c2}: the spec's closers close once), distinct from the
+     * same thread's malloc and free calls; a close refused from inside a backend call is a step
+     * of the process whose backend call it is.
+     */
+    IN_FLIGHT_LEASES("InFlightLeases", """
+            CONSTANTS
+                OpThreads <- TraceOpThreads
+                CloseThreads <- TraceCloseThreads
+                DrainThreads <- TraceDrainThreads
+                Sizes <- TraceSizes
+                Total <- TraceTotal
+                OpsPerThread <- TraceOpsPerThread
+                BackendMayFail = TRUE
+                InitialSlots <- TraceInitialSlots
+                MaxSlots <- TraceMaxSlots
+                VAs <- TraceVAs
+            INIT TraceInit
+            NEXT TraceNext
+            INVARIANTS
+                TypeOK LeaseExclusive ScanCoversGuarded NoLostAllocation NothingAfterDrain
+                MappedMatchesTable MappedNonNegative ExclusiveAfterDrain ClosingUnderLock
+                SnapshotExact InsertKeyAbsent TableBelowBump SecondCloseWaits Diagnosis
+            PROPERTIES
+                TraceRefines ClosedIsFinal
+            """) {
+        @Override
+        SpecTrace project(ArenaLog arena) {
+            Records records = new Records(arena);
+            for (String set : new String[] {"OpThreads", "CloseThreads", "DrainThreads", "VAs"}) {
+                records.declare(set);
+            }
+            records.member("Sizes", Long.toString(arena.granularity()));
+            records.fixed("Total", arena.total());
+            records.fixed("InitialSlots", arena.initialSlots());
+            records.atLeast("MaxSlots", arena.initialSlots());
+            records.atLeast("OpsPerThread", 0);
+            Map<String, String> closing = new HashMap<>(); // thread -> its closer process, while it closes
+            Map<String, Integer> closes = new HashMap<>();
+            Map<String, Integer> calls = new HashMap<>();
+            for (TraceEvent e : arena.events()) {
+                String thread = e.thread();
+                String t = records.process("o", thread);
+                switch (e.action()) {
+                    case "MallocCheckOpen", "FreeCheckOpen" -> {
+                        int n = calls.merge(t, 1, Integer::sum);
+                        records.atLeast("OpsPerThread", n);
+                        records.member("OpThreads", t);
+                        records.step(e, t, "open", e.get("open"));
+                    }
+                    case "MallocRecheckOpen" -> {
+                        long size = arena.units(e.get("size"));
+                        if (e.get("open") == 1) {
+                            records.member("Sizes", Long.toString(size));
+                        }
+                        records.step(e, t, "open", e.get("open"), "size", size);
+                    }
+                    case "FreeRecheckOpen" -> {
+                        long va = arena.offsetUnits(e.get("va"));
+                        records.member("VAs", Long.toString(va));
+                        records.step(e, t, "open", e.get("open"), "va", va);
+                    }
+                    case "Lease" -> records.step(e, t, "slot", e.get("slot"));
+                    case "CasSucceed" -> {
+                        records.member("VAs", Long.toString(arena.units(e.get("va"))));
+                        records.step(e, t, "next", arena.units(e.get("next")));
+                    }
+                    case "GiveBack" -> records.step(e, t, "next", arena.units(e.get("next")));
+                    case "FreeRemove" -> records.step(e, t, "found", e.get("found"));
+                    case "GrowSlots" -> {
+                        records.atLeast("MaxSlots", e.get("slots"));
+                        records.step(e, t, "slots", e.get("slots"));
+                    }
+                    case "Exhausted", "BackendOk", "BackendFail", "Leak", "MallocInsert", "Exit", "FreeRelease" ->
+                            records.step(e, t);
+                    case "CloseRefused" -> {
+                        String process = closing.getOrDefault(thread, t);
+                        if (process.equals(t)) {
+                            records.member("OpThreads", t);
+                        }
+                        records.step(e, process);
+                    }
+                    case "CloseLock", "CloseLockInterrupted" -> {
+                        boolean drain = e.get("drain") == 1;
+                        String closer = closer(records, drain ? "d" : "c", thread, closes);
+                        records.member(drain ? "DrainThreads" : "CloseThreads", closer);
+                        if (e.action().equals("CloseLock")) {
+                            closing.put(thread, closer);
+                        }
+                        records.step(e, closer);
+                    }
+                    case "CloseAlreadyClosed", "CloseBegin", "CloseScanSlot", "CloseDrained", "CloseAbort",
+                         "CloseCommit", "CloseUnlock", "CloseReadSlots", "CloseSnapshot", "DrainRelease" -> {
+                        String closer = closing.get(thread);
+                        if (closer == null) {
+                            // A close step without the close lock: a process of its own, which
+                            // TLC then finds unable to take it (its first step must be CloseLock).
+                            closer = closer(records, "c", thread, closes);
+                            records.member("CloseThreads", closer);
+                            closing.put(thread, closer);
+                        }
+                        switch (e.action()) {
+                            case "CloseReadSlots" -> records.step(e, closer, "slots", e.get("slots"));
+                            case "CloseSnapshot" -> records.step(e, closer, "records", e.get("records"));
+                            case "DrainRelease" -> records.step(e, closer, "va", arena.offsetUnits(e.get("va")));
+                            default -> records.step(e, closer);
+                        }
+                        if (e.action().equals("CloseUnlock")) {
+                            closing.remove(thread);
+                        }
+                    }
+                    default -> {
+                        // CasBump's inner steps (Request, Load, CheckFits, CasFail): not steps of this spec.
+                    }
+                }
+            }
+            return records.build();
+        }
+
+        /**
+         * A new closer process: the next close call of {@code thread}, named {@code c1, c2...} for
+         * close() and {@code d1, d2...} for closeAndDrain(), so that no name is of both kinds in
+         * logs checked together.
+         */
+        private String closer(Records records, String prefix, String thread, Map<String, Integer> closes) {
+            return records.process(prefix, thread + " close " + closes.merge(thread, 1, Integer::sum));
+        }
+    };
+
+    private final String spec;
+    private final String config;
+
+    TraceSpec(String spec, String config) {
+        this.spec = spec;
+        this.config = config;
+    }
+
+    /** The spec validated: {@code CasBump}, {@code InFlightLeases}. */
+    String spec() {
+        return spec;
+    }
+
+    /** The trace spec's module, {@code Trace<spec>}; its data module is {@code Trace<spec>Data}. */
+    String module() {
+        return "Trace" + spec;
+    }
+
+    /** The model's configuration; every constant but the fixed ones comes from the data module. */
+    String config() {
+        return config;
+    }
+
+    /** The arena's events that are steps of this spec. */
+    abstract SpecTrace project(ArenaLog arena);
+}

@@ -1,0 +1,145 @@
+package dev.keel.trace;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Trace validation of the shipped kernel: the {@link Scenarios} run in a JVM of their own with the
+ * recorder on, and TLC checks every arena's log against TraceCasBump and TraceInFlightLeases.
+ *
+ * <p>What it can find: a step the kernel takes that its spec does not allow, in the order the
+ * recorder serialised the steps (a missing or extra check, a value the spec would not produce, a
+ * close step out of order), and a state of a recorded run that breaks a spec invariant or the
+ * refinement of InFlightDrain. What it cannot: anything inside one serialised step (atomicity
+ * of the step itself, weak-memory reorderings: jcstress and Lincheck), interleavings the
+ * scenarios did not produce, and hangs (a log that stops early is a prefix of a behaviour).
+ *
+ * <p>The trace that every check here starts from is recorded once per test class.
+ */
+class TraceValidationTest {
+
+    /** Random schedules per run; the scenarios add thirteen fixed ones. */
+    private static final int RANDOM_SCHEDULES = 48;
+
+    private static final Path TARGET = Path.of("target", "trace-validation");
+    private static Path trace;
+
+    @BeforeAll
+    static void record() throws IOException, InterruptedException {
+        Files.createDirectories(TARGET);
+        trace = TARGET.resolve("kernel.trace");
+        int status = ScenarioRun.record(System.getProperty("java.class.path"), trace, RANDOM_SCHEDULES,
+                TARGET.resolve("scenarios.out"));
+        assertEquals(0, status, "the scenarios failed; see " + TARGET.resolve("scenarios.out"));
+    }
+
+    private static Path specDir() {
+        return Path.of(System.getProperty("keel.spec.tla", "../spec/tla"));
+    }
+
+    @Test
+    void everyRecordedRunIsABehaviourOfTheSpecs() throws IOException {
+        long start = System.nanoTime();
+        TraceCheck.Result result = TraceCheck.check(trace, specDir(), TARGET.resolve("kernel"));
+        double seconds = (System.nanoTime() - start) / 1e9;
+        TraceCheck.report(trace, result, System.out);
+        assertTrue(result.accepted(), "the kernel's own runs do not fit the specs:\n" + String.join("\n", result.rejections()));
+        assertTrue(result.arenas() >= 50, "only " + result.arenas() + " executions recorded");
+        String line = result.arenas() + " traces validated, " + result.events() + " events, "
+                + String.format("%.1f", seconds) + " s";
+        System.out.println("[trace] " + line);
+        writeSummary(result, line);
+    }
+
+    /** The scenarios exercise every step the recorder writes, so a scenario that stopped reaching one shows here. */
+    @Test
+    void theScenariosReachEveryStep() throws IOException {
+        Set<String> seen = new TreeSet<>();
+        TraceLog.read(trace).forEach(arena -> arena.events().forEach(event -> seen.add(event.action())));
+        Set<String> missing = new TreeSet<>(List.of("MallocCheckOpen", "FreeCheckOpen", "Lease", "MallocRecheckOpen",
+                "FreeRecheckOpen", "Request", "Load", "CheckFits", "Exhausted", "CasSucceed", "CasFail", "BackendOk",
+                "BackendFail", "GiveBack", "Leak", "MallocInsert", "Exit", "FreeRemove", "FreeRelease", "CloseRefused",
+                "CloseLock", "CloseLockInterrupted", "CloseAlreadyClosed", "CloseBegin", "CloseReadSlots",
+                "CloseScanSlot", "CloseDrained", "CloseSnapshot", "CloseAbort", "CloseCommit", "DrainRelease",
+                "CloseUnlock", "GrowSlots"));
+        missing.removeAll(seen);
+        assertTrue(missing.isEmpty(), "no recorded run takes " + missing);
+    }
+
+    /** The checker can fail: the same runs with one value changed are rejected at that event, with the message. */
+    @Test
+    void aChangedValueIsRejectedAtItsEvent() throws IOException {
+        List<String> lines = Files.readAllLines(trace, StandardCharsets.UTF_8);
+        int at = -1;
+        for (int n = 0; n < lines.size() && at < 0; n++) {
+            if (lines.get(n).contains(" CasSucceed next=")) {
+                at = n;
+            }
+        }
+        String changed = lines.get(at).replaceFirst("next=(\\d+)", "next=60");
+        lines.set(at, changed);
+        Path bad = TARGET.resolve("changed-value.trace");
+        Files.write(bad, lines, StandardCharsets.UTF_8);
+        TraceCheck.Result result = TraceCheck.check(bad, specDir(), TARGET.resolve("changed-value"));
+        assertFalse(result.accepted());
+        String line = "(trace line " + (at + 1) + "): " + changed.strip();
+        assertEquals(2, result.rejections().size(), "both specs see the bump: " + result.rejections());
+        result.rejections().forEach(message -> {
+            assertTrue(message.contains(line), message);
+            assertTrue(message.contains("enabled instead: "), message);
+        });
+    }
+
+    /** The checker can fail on order too: two steps of one thread swapped. */
+    @Test
+    void swappedStepsAreRejected() throws IOException {
+        List<String> lines = Files.readAllLines(trace, StandardCharsets.UTF_8);
+        int at = -1;
+        for (int n = 1; n < lines.size() - 1 && at < 0; n++) {
+            String[] lease = lines.get(n).split(" ");
+            String[] next = lines.get(n + 1).split(" ");
+            if (lease.length > 3 && next.length > 3 && lease[3].equals("Lease") && next[3].endsWith("RecheckOpen")
+                    && lease[1].equals(next[1]) && lease[2].equals(next[2])) {
+                at = n; // one thread's lease and its check, in one arena
+            }
+        }
+        String lease = lines.get(at);
+        String recheck = lines.get(at + 1);
+        String seq = lease.substring(0, lease.indexOf(' '));
+        String seqNext = recheck.substring(0, recheck.indexOf(' '));
+        lines.set(at, seq + recheck.substring(recheck.indexOf(' ')));
+        lines.set(at + 1, seqNext + lease.substring(lease.indexOf(' ')));
+        Path bad = TARGET.resolve("swapped.trace");
+        Files.write(bad, lines, StandardCharsets.UTF_8);
+        TraceCheck.Result result = TraceCheck.check(bad, specDir(), TARGET.resolve("swapped"));
+        assertEquals(1, result.rejections().size(), "only InFlightLeases has leases: " + result.rejections());
+        assertTrue(result.rejections().get(0).startsWith("InFlightLeases rejects"), result.rejections().get(0));
+        assertTrue(result.rejections().get(0).contains("(trace line " + (at + 1) + ")"), result.rejections().get(0));
+    }
+
+    private static void writeSummary(TraceCheck.Result result, String line) throws IOException {
+        StringBuilder table = new StringBuilder("# Trace validation\n\n").append(line).append(
+                " (the shipped kernel; `./mvnw -pl trace -am verify`).\n\n"
+                        + "| spec | logs | events | distinct states | TLC s | verdict |\n| :--- | ---: | ---: | ---: | ---: | :--- |\n");
+        for (TraceChecker.Verdict verdict : result.verdicts()) {
+            table.append("| ").append(verdict.spec().spec()).append(" | ").append(verdict.traces()).append(" | ")
+                    .append(verdict.events()).append(" | ").append(verdict.distinctStates()).append(" | ")
+                    .append(String.format("%.1f", verdict.seconds())).append(" | ")
+                    .append(verdict.rejection() == null ? "every log fits" : "rejected").append(" |\n");
+        }
+        Path summary = Path.of(System.getProperty("keel.trace.summary", TARGET.resolve("trace-summary.md").toString()));
+        Files.createDirectories(summary.toAbsolutePath().getParent());
+        Files.writeString(summary, table, StandardCharsets.UTF_8);
+    }
+}
