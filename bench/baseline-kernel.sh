@@ -25,8 +25,17 @@ tmp="$(mktemp -d "${TMPDIR:-/tmp}/keel-baseline.XXXXXX")"
 trap 'rm -rf "$tmp"' EXIT
 git -C "$root" archive "$commit" kernel/src/main/java | tar -x -C "$tmp"
 find "$tmp/kernel/src/main/java" -name '*.java' > "$tmp/sources"
+# Kernels from issue 14 on carry JSpecify annotations (compile-time only, `requires static
+# org.jspecify`): compile with the jar the build uses, from the local Maven repository.
+annotations=()
+version="$(git -C "$root" show "$commit:pom.xml" | sed -n 's:.*<jspecify.version>\(.*\)</jspecify.version>.*:\1:p')"
+if [ -n "$version" ]; then
+  jspecify="$HOME/.m2/repository/org/jspecify/jspecify/$version/jspecify-$version.jar"
+  [ -f "$jspecify" ] || { echo "$0: $jspecify is missing (./mvnw verify fetches it)" >&2; exit 1; }
+  annotations=(--module-path "$jspecify" --class-path "$jspecify")
+fi
 # -g and UTF-8 as the Maven build compiles (maven-compiler-plugin's defaults).
-"$JAVA_HOME/bin/javac" --release 17 -g -encoding UTF-8 -d "$tmp/classes" "@$tmp/sources"
+"$JAVA_HOME/bin/javac" --release 17 -g -encoding UTF-8 "${annotations[@]}" -d "$tmp/classes" "@$tmp/sources"
 mkdir -p "$(dirname "$out")"
 "$JAVA_HOME/bin/jar" --create --file "$out" -C "$tmp/classes" .
 echo "kernel of $(git -C "$root" rev-parse --short "$commit") -> $out"
