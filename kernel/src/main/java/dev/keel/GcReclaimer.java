@@ -4,6 +4,7 @@ import dev.keel.internal.Jfr;
 import dev.keel.internal.ReclaimEvent;
 import dev.keel.internal.ReclaimTracker;
 
+import java.lang.ref.WeakReference;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.locks.Condition;
@@ -62,10 +63,22 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>A collection that finds nothing, a JVM with {@code -XX:+DisableExplicitGC}, or cleaners that
  * do not finish before the deadline all just end the wait; the allocator's retry then decides.
+ * The round's note, which an out-of-memory error quotes, says which: in particular when
+ * {@code System.gc()} collected nothing at all ({@link #NOT_COLLECTED}).
  */
 public final class GcReclaimer implements MemoryPressureCallback {
     /** How long a collector waits for cleaners by default. */
     public static final Duration DEFAULT_CLEANER_DEADLINE = Duration.ofSeconds(1);
+
+    /**
+     * Said of a collection after which an object that was unreachable before it is still there:
+     * the collection did not run, or has not finished. A full collection clears every weak
+     * reference to an unreachable object, so a fresh one (the canary) tells, with nothing beyond
+     * {@code java.base}, what no option of the JVM can be asked without {@code java.management}.
+     */
+    static final String NOT_COLLECTED = "; System.gc() did not collect (not even an object that was unreachable):"
+            + " explicit collections are disabled (-XX:+DisableExplicitGC) or run concurrently"
+            + " (-XX:+ExplicitGCInvokesConcurrent), so garbage buffers come back only when the JVM collects by itself";
 
     private final HostLock hostLock;
     private final long cleanerDeadlineNanos;
@@ -79,6 +92,11 @@ public final class GcReclaimer implements MemoryPressureCallback {
     private long collectionsFinished;
     private int waiters;
     private String lastOutcome = "none";
+    /**
+     * See {@link #NOT_COLLECTED}; written and read only by the collector (single flight). A field,
+     * not a local, so that the JIT cannot elide the referent's allocation.
+     */
+    private WeakReference<Object> canary = new WeakReference<>(null);
 
     /** A reclaimer for a runtime without a host lock, with the default cleaner deadline. */
     public GcReclaimer() {
@@ -200,11 +218,12 @@ public final class GcReclaimer implements MemoryPressureCallback {
             try {
                 // Collect: the gc, then what it left pending for the cleaners (or they freed already).
                 ReclaimTracker.Garbage mark = tracker.mark();
+                canary = new WeakReference<>(new Object());
                 collector.run(); // LockOrdering: Collect
                 garbage = tracker.garbage(mark);
                 boolean complete = awaitCleaners(garbage);
                 outcome = Thread.currentThread().isInterrupted() ? "interrupted" : complete ? "complete" : "deadline";
-                description = describe(garbage, outcome);
+                description = describe(garbage, outcome) + (canary.refersTo(null) ? "" : NOT_COLLECTED);
             } finally {
                 if (takeHost) {
                     hostLock.unlock(); // LockOrdering: HostRelease
