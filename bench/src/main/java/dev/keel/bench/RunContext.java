@@ -47,7 +47,11 @@ record RunContext(String label, String kernel, String cpu, String jdk, String gc
      * necessarily that of the JVMs that measured (JMH's forks).
      */
     String describe() {
-        return (label.isEmpty() ? "" : label + ": ") + "CPU " + cpu + ", JDK " + jdk
-                + ", dev.keel.VmmArena from " + kernel;
+        return machine() + ", dev.keel.VmmArena from " + kernel;
+    }
+
+    /** The label, the CPU and the JDK: a chart's subtitle. */
+    String machine() {
+        return (label.isEmpty() ? "" : label + ": ") + "CPU " + cpu + ", JDK " + jdk;
     }
 }

@@ -1,14 +1,8 @@
 package dev.keel.bench;
 
 import dev.keel.bench.ThreadCountResults.Row;
-import java.awt.BasicStroke;
-import java.awt.Color;
-import java.awt.Font;
-import java.awt.Rectangle;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.text.DecimalFormat;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -18,14 +12,10 @@ import java.util.function.Function;
 import java.util.stream.Collectors;
 import org.jfree.chart.ChartFactory;
 import org.jfree.chart.JFreeChart;
-import org.jfree.chart.axis.LogarithmicAxis;
 import org.jfree.chart.plot.XYPlot;
 import org.jfree.chart.renderer.xy.XYLineAndShapeRenderer;
-import org.jfree.chart.title.TextTitle;
 import org.jfree.data.xy.XYSeries;
 import org.jfree.data.xy.XYSeriesCollection;
-import org.jfree.svg.SVGGraphics2D;
-import org.jfree.svg.SVGUtils;
 
 /**
  * The thread-count chart: median ns per pair against the number of threads that used the arena,
@@ -40,15 +30,6 @@ import org.jfree.svg.SVGUtils;
  */
 public final class ThreadCountChart {
 
-    private static final int WIDTH = 960;
-    private static final Color[] COLOURS = {
-        new Color(0x1f77b4), new Color(0xd62728), new Color(0x2ca02c), new Color(0x9467bd),
-        new Color(0xff7f0e), new Color(0x8c564b), new Color(0xe377c2), new Color(0x7f7f7f),
-    };
-    private static final BasicStroke SOLID = new BasicStroke(2f);
-    private static final BasicStroke DASHED = new BasicStroke(2f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER,
-            10f, new float[] {8f, 5f}, 0f);
-
     private ThreadCountChart() {
     }
 
@@ -62,12 +43,8 @@ public final class ThreadCountChart {
     }
 
     static void write(List<Row> rows, Path svg) throws IOException {
-        Files.createDirectories(svg.toAbsolutePath().getParent());
         JFreeChart chart = chart(rows);
-        int height = 520 + 18 * chart.getXYPlot().getDataset().getSeriesCount();
-        SVGGraphics2D graphics = new SVGGraphics2D(WIDTH, height);
-        chart.draw(graphics, new Rectangle(0, 0, WIDTH, height));
-        SVGUtils.writeToSVG(svg.toFile(), graphics.getSVGElement());
+        Charts.writeSvg(chart, chart.getXYPlot().getDataset().getSeriesCount(), svg);
     }
 
     static JFreeChart chart(List<Row> rows) {
@@ -85,35 +62,23 @@ public final class ThreadCountChart {
                         + " per thread, thread start and join included",
                 "threads that used the arena", "ns per pair, median of "
                         + joined(pairs, row -> Integer.toString(row.rounds())) + " rounds", data);
-        chart.getTitle().setFont(new Font(Font.SANS_SERIF, Font.BOLD, 16));
-        chart.addSubtitle(new TextTitle("CPU " + joined(pairs, row -> row.context().cpu()) + ", JDK "
-                + joined(pairs, row -> row.context().jdk())));
-        chart.setBackgroundPaint(Color.WHITE);
+        Charts.style(chart, "CPU " + joined(pairs, row -> row.context().cpu()) + ", JDK "
+                + joined(pairs, row -> row.context().jdk()));
         XYPlot plot = chart.getXYPlot();
-        plot.setBackgroundPaint(Color.WHITE);
-        plot.setDomainGridlinePaint(Color.LIGHT_GRAY);
-        plot.setRangeGridlinePaint(Color.LIGHT_GRAY);
-        plot.setDomainAxis(logAxis(plot.getDomainAxis().getLabel()));
-        plot.setRangeAxis(logAxis(plot.getRangeAxis().getLabel()));
+        plot.setDomainAxis(Charts.logAxis(plot.getDomainAxis().getLabel()));
+        plot.setRangeAxis(Charts.logAxis(plot.getRangeAxis().getLabel()));
         XYLineAndShapeRenderer renderer = new XYLineAndShapeRenderer(true, true);
         List<String> colourGroups = distinct(pairs, row -> colourGroup(row, labelled));
         int series = 0;
         for (List<Row> line : lines.values()) {
             int group = colourGroups.indexOf(colourGroup(line.get(0), labelled));
-            renderer.setSeriesPaint(series, COLOURS[group % COLOURS.length]);
+            renderer.setSeriesPaint(series, Charts.COLOURS[group % Charts.COLOURS.length]);
             boolean virtual = line.get(0).kind().equals(ThreadCountHarness.Kind.VIRTUAL.label());
-            renderer.setSeriesStroke(series, virtual ? SOLID : DASHED);
+            renderer.setSeriesStroke(series, virtual ? Charts.SOLID : Charts.DASHED);
             series++;
         }
         plot.setRenderer(renderer);
         return chart;
-    }
-
-    /** A base-10 axis whose tick labels are plain strings (LogAxis draws AttributedStrings, outlines in SVG). */
-    private static LogarithmicAxis logAxis(String label) {
-        LogarithmicAxis axis = new LogarithmicAxis(label);
-        axis.setNumberFormatOverride(new DecimalFormat("#,###"));
-        return axis;
     }
 
     /** The rows of each line, named "[label: ]design, kind threads", in the order the rows come. */
