@@ -17,10 +17,11 @@ public final class TraceCheck {
     /**
      * The outcome of checking one file.
      *
-     * @param arenas   the arenas the file has a log of
-     * @param verdicts one per TLC model run
+     * @param arenas     the arenas the file has a log of
+     * @param allocators the device allocators the file has a log of
+     * @param verdicts   one per TLC model run
      */
-    public record Result(int arenas, List<TraceChecker.Verdict> verdicts) {
+    public record Result(int arenas, int allocators, List<TraceChecker.Verdict> verdicts) {
 
         /** Whether every log fits every spec. */
         public boolean accepted() {
@@ -46,13 +47,16 @@ public final class TraceCheck {
      * @throws IllegalArgumentException if the file is not a Keel trace (the message names the line)
      */
     public static Result check(Path file, Path specDir, Path workDir) throws IOException {
-        List<ArenaLog> arenas;
+        List<ObjectLog> logs;
+        List<TraceChecker.Verdict> verdicts;
         try {
-            arenas = TraceLog.read(file);
+            logs = TraceLog.read(file);
+            verdicts = new TraceChecker(specDir, workDir).check(logs);
         } catch (TraceFormatException e) {
             throw new IllegalArgumentException(file + ": " + e.getMessage(), e);
         }
-        return new Result(arenas.size(), new TraceChecker(specDir, workDir).check(arenas));
+        int arenas = (int) logs.stream().filter(log -> log.kind() == ObjectLog.Kind.ARENA).count();
+        return new Result(arenas, logs.size() - arenas, verdicts);
     }
 
     /** Prints {@code result} as {@code keel check --trace} does. */
@@ -63,7 +67,9 @@ public final class TraceCheck {
                     verdict.rejection() == null ? "every log fits" : "REJECTED");
         }
         if (result.accepted()) {
-            out.println(file + ": " + result.arenas() + (result.arenas() == 1 ? " arena, " : " arenas, ") + result.events()
+            String allocators = result.allocators() == 0 ? ""
+                    : result.allocators() + (result.allocators() == 1 ? " allocator, " : " allocators, ");
+            out.println(file + ": " + result.arenas() + (result.arenas() == 1 ? " arena, " : " arenas, ") + allocators + result.events()
                     + " events: every step is a step of the specs");
         } else {
             result.rejections().forEach(out::println);

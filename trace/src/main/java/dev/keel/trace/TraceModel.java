@@ -45,7 +45,7 @@ record TraceModel(TraceSpec spec, List<SpecTrace> traces) {
         tla.append("\nTraces == <<\n");
         for (int n = 0; n < traces.size(); n++) {
             SpecTrace trace = traces.get(n);
-            tla.append("  \\* ").append(n + 1).append(": arena ").append(trace.arena().id()).append('\n').append("  <<");
+            tla.append("  \\* ").append(n + 1).append(": ").append(trace.log().kind().noun()).append(' ').append(trace.log().id()).append('\n').append("  <<");
             for (int s = 0; s < trace.steps().size(); s++) {
                 tla.append(s == 0 ? "\n    " : ",\n    ").append(trace.steps().get(s).record());
             }
