@@ -3,6 +3,7 @@ package dev.keel.trace;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -19,9 +20,10 @@ public final class TraceCheck {
      *
      * @param arenas     the arenas the file has a log of
      * @param allocators the device allocators the file has a log of
+     * @param unchecked  the logs no spec checks (allocators without their callers' steps)
      * @param verdicts   one per TLC model run
      */
-    public record Result(int arenas, int allocators, List<TraceChecker.Verdict> verdicts) {
+    public record Result(int arenas, int allocators, int unchecked, List<TraceChecker.Verdict> verdicts) {
 
         /** Whether every log fits every spec. */
         public boolean accepted() {
@@ -56,7 +58,9 @@ public final class TraceCheck {
             throw new IllegalArgumentException(file + ": " + e.getMessage(), e);
         }
         int arenas = (int) logs.stream().filter(log -> log.kind() == ObjectLog.Kind.ARENA).count();
-        return new Result(arenas, logs.size() - arenas, verdicts);
+        int unchecked = (int) logs.stream()
+                .filter(log -> Arrays.stream(TraceSpec.values()).noneMatch(spec -> spec.checks(log))).count();
+        return new Result(arenas, logs.size() - arenas, unchecked, verdicts);
     }
 
     /** Prints {@code result} as {@code keel check --trace} does. */
@@ -65,6 +69,10 @@ public final class TraceCheck {
             out.printf("%-15s %3d logs %6d events %7d states %5.1f s  %s%n", verdict.spec().spec(), verdict.traces(),
                     verdict.events(), verdict.distinctStates(), verdict.seconds(),
                     verdict.rejection() == null ? "every log fits" : "REJECTED");
+        }
+        if (result.unchecked() > 0) {
+            out.println(result.unchecked() + (result.unchecked() == 1 ? " allocator is" : " allocators are")
+                    + " not checked: LockOrdering needs the callers' steps, which only Keel's trace scenarios record");
         }
         if (result.accepted()) {
             String allocators = result.allocators() == 0 ? ""

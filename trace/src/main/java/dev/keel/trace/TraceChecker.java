@@ -58,7 +58,7 @@ final class TraceChecker {
         for (TraceSpec spec : TraceSpec.values()) {
             Map<Map<String, Long>, List<SpecTrace>> groups = new LinkedHashMap<>();
             for (ObjectLog arena : arenas) {
-                if (arena.kind() != spec.kind()) {
+                if (!spec.checks(arena)) {
                     continue;
                 }
                 SpecTrace trace = spec.project(arena);

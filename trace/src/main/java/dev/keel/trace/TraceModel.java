@@ -39,7 +39,7 @@ record TraceModel(TraceSpec spec, List<SpecTrace> traces) {
         StringBuilder tla = new StringBuilder();
         String name = spec.module() + "Data";
         tla.append("---- MODULE ").append(name).append(" ----\n")
-                .append("\\* Written by dev.keel.trace from a kernel trace; one log per arena.\n")
+                .append("\\* Written by dev.keel.trace from a kernel trace; one log per traced object.\n")
                 .append("EXTENDS Integers\n\n");
         constants().forEach((constant, value) -> tla.append("Trace").append(constant).append(" == ").append(value).append('\n'));
         tla.append("\nTraces == <<\n");

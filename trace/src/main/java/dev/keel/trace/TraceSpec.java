@@ -284,9 +284,14 @@ enum TraceSpec {
         this.config = config;
     }
 
-    /** The kind of traced object this spec checks. */
-    ObjectLog.Kind kind() {
-        return kind;
+    /**
+     * Whether this spec checks {@code log}: one of its kind, and for LockOrdering one that records
+     * its callers' steps. An embedder's run has none (and its JVM collects when it likes, which
+     * LockOrdering's {@code Collect} does not model), so its allocators are recorded, not checked.
+     */
+    boolean checks(ObjectLog log) {
+        return log.kind() == kind && (kind != ObjectLog.Kind.ALLOCATOR
+                || log.events().stream().anyMatch(event -> event.action().equals("CallerEnter")));
     }
 
     /** The spec validated: {@code CasBump}, {@code InFlightLeases}, {@code LockOrdering}. */

@@ -49,7 +49,7 @@ final class PressureScenarios {
     /** The allocator's capacity, in units. */
     static final int UNITS = 2;
     /** How long a collector waits for the cleaner, unless a scenario wants the deadline. */
-    private static final Duration CLEANER_DEADLINE = Duration.ofSeconds(5);
+    private static final Duration CLEANER_DEADLINE = GcReclaimer.DEFAULT_CLEANER_DEADLINE;
 
     private PressureScenarios() {
     }
