@@ -63,7 +63,7 @@ class TraceMutantTest {
         assertEquals(0, status, () -> "the scenarios did not run on " + mutant.description() + ": "
                 + read(workDir.resolve("scenarios.out")));
         TraceCheck.Result result = TraceCheck.check(trace, SPEC_DIR, workDir.resolve("tlc"));
-        assertFalse(result.accepted(), () -> "mutant " + mutant.description() + ": all " + result.arenas()
+        assertFalse(result.accepted(), () -> "mutant " + mutant.description() + ": all " + (result.arenas() + result.allocators())
                 + " recorded runs fit the specs");
         CAUGHT.put(mutant, result.rejections().get(0));
     }
