@@ -87,7 +87,7 @@ class TraceValidationTest {
     /** The checker can fail: the same runs with one value changed are rejected at that event, with the message. */
     @Test
     void aChangedValueIsRejectedAtItsEvent() throws IOException {
-        List<String> lines = Files.readAllLines(trace, StandardCharsets.UTF_8);
+        List<String> lines = linesOf(Files.readAllLines(trace, StandardCharsets.UTF_8), "ArenaOpen");
         int at = -1;
         for (int n = 0; n < lines.size() && at < 0; n++) {
             if (lines.get(n).contains(" CasSucceed next=")) {
@@ -111,7 +111,7 @@ class TraceValidationTest {
     /** The checker can fail on order too: two steps of one thread swapped. */
     @Test
     void swappedStepsAreRejected() throws IOException {
-        List<String> lines = Files.readAllLines(trace, StandardCharsets.UTF_8);
+        List<String> lines = linesOf(Files.readAllLines(trace, StandardCharsets.UTF_8), "ArenaOpen");
         int at = -1;
         for (int n = 1; n < lines.size() - 1 && at < 0; n++) {
             String[] lease = lines.get(n).split(" ");
@@ -143,7 +143,7 @@ class TraceValidationTest {
      */
     @Test
     void aSecondCollectorAndAMissingUnlockAreRejected() throws IOException {
-        List<String> lines = allocatorLines(Files.readAllLines(trace, StandardCharsets.UTF_8));
+        List<String> lines = linesOf(Files.readAllLines(trace, StandardCharsets.UTF_8), "AllocatorOpen");
         int joined = first(lines, " ReclaimJoin collector=0");
         List<String> second = new ArrayList<>(lines);
         second.set(joined, lines.get(joined).replace("collector=0", "collector=1"));
@@ -173,16 +173,19 @@ class TraceValidationTest {
         throw new AssertionError("no recorded line has '" + text + "'");
     }
 
-    /** The header and the allocators' lines of a trace: a file with the LockOrdering logs only. */
-    private static List<String> allocatorLines(List<String> lines) {
-        Set<String> allocators = new TreeSet<>();
+    /**
+     * The header and the lines of the objects that {@code open} opens (arenas or allocators): a
+     * trace that only the specs of that kind check, so that a test of one spec runs no other's TLC.
+     */
+    private static List<String> linesOf(List<String> lines, String open) {
+        Set<String> objects = new TreeSet<>();
         List<String> kept = new ArrayList<>(List.of(lines.get(0)));
         for (String line : lines.subList(1, lines.size())) {
             String[] fields = line.split(" ");
-            if (fields[3].equals("AllocatorOpen")) {
-                allocators.add(fields[2]);
+            if (fields[3].equals(open)) {
+                objects.add(fields[2]);
             }
-            if (allocators.contains(fields[2])) {
+            if (objects.contains(fields[2])) {
                 kept.add(line);
             }
         }
