@@ -1,5 +1,7 @@
 package dev.keel;
 
+import dev.keel.internal.Trace;
+
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -23,20 +25,26 @@ import org.jspecify.annotations.Nullable;
  * (nothing but time changes), so the lock-ordering argument is untouched. A callback that never
  * releases the lock takes no pause: while it holds the lock nobody can free anything, so waiting
  * could not help. An interrupt ends the pause early and stays set; the lock is still taken.
+ *
+ * <p><b>Tracing.</b> With the recorder on, {@code CallbackUnlock} is written just before the
+ * release and {@code CallbackRelock} once the lock is held again, as the allocator's steps: every
+ * step another thread takes under the lock lies outside the two lines, never between them.
  */
 public final class AllocatorLock {
     private final ReentrantLock mutex;
     private final Thread owner;
     private final String allocatorName;
+    private final int traceId; // the allocator's number in the trace, when Trace.ON
     private long pauseNanos; // only the owner reads and writes the fields below
     private boolean active = true;
     private @Nullable String note;
 
-    AllocatorLock(ReentrantLock mutex, String allocatorName, long pauseNanos) {
+    AllocatorLock(ReentrantLock mutex, String allocatorName, long pauseNanos, int traceId) {
         this.mutex = mutex;
         this.owner = Thread.currentThread();
         this.allocatorName = allocatorName;
         this.pauseNanos = pauseNanos;
+        this.traceId = traceId;
     }
 
     /** Releases the allocator lock so that the callback may block; it must be re-taken before returning. */
@@ -44,6 +52,9 @@ public final class AllocatorLock {
         checkUsable();
         if (!mutex.isHeldByCurrentThread()) {
             throw new IllegalStateException("allocator lock of " + allocatorName + " is not held");
+        }
+        if (Trace.ON) {
+            Trace.record(traceId, "CallbackUnlock");
         }
         mutex.unlock(); // LockOrdering: CallbackUnlock
     }
@@ -59,6 +70,9 @@ public final class AllocatorLock {
         }
         pauseOnce();
         mutex.lock(); // LockOrdering: CallbackRelock
+        if (Trace.ON) {
+            Trace.record(traceId, "CallbackRelock");
+        }
     }
 
     /** Whether the calling thread holds the allocator lock. */
@@ -79,6 +93,11 @@ public final class AllocatorLock {
     /** The callback's note, or null. */
     @Nullable String note() {
         return note;
+    }
+
+    /** The allocator's number in the trace (0 when the recorder is off): the reclaimer's steps are the allocator's. */
+    int traceId() {
+        return traceId;
     }
 
     /** Called by the allocator when the callback has returned: the view may no longer be used. */

@@ -2,6 +2,7 @@ package dev.keel;
 
 import dev.keel.internal.Jfr;
 import dev.keel.internal.PressureEvent;
+import dev.keel.internal.Trace;
 
 import java.util.HashMap;
 import java.util.Map;
@@ -78,6 +79,14 @@ import org.jspecify.annotations.Nullable;
  * with the release, when a cleaner frees garbage under pressure). Unknown handles and
  * double frees throw {@link IllegalArgumentException}: a free of a block nobody owns is a bug in
  * the caller, and silently ignoring it would hide a double release of device memory.
+ *
+ * <p><b>Tracing.</b> With the recorder on ({@link Trace}), the allocator is a traced object of its
+ * own ({@code AllocatorOpen capacity=.. attempts=..}), and each statement above that performs a
+ * {@code LockOrdering} action writes it, as are the steps of its callback: an acquisition of the
+ * lock once it is held, a release just before it, and every step between them while the lock is
+ * held, so that no other thread's step on the allocator can fall in between. {@code AllocTry}
+ * writes the handle it took ({@code handle=0}: exhausted) and {@code FinalizerFree} the handle it
+ * freed, which is how a check tells which unit a free gives back.
  */
 public final class DeviceAllocator {
     private static final long NO_BLOCK = 0L;
@@ -87,6 +96,7 @@ public final class DeviceAllocator {
     private final long capacity;
     private final @Nullable MemoryPressureCallback callback; // null: no pressure handling
     private final RetryPolicy retryPolicy;
+    private final int traceId; // this allocator's number in the trace, when Trace.ON
 
     // Guarded by mutex.
     private final Regions regions;
@@ -109,6 +119,9 @@ public final class DeviceAllocator {
         this.retryPolicy = b.retryPolicy;
         this.name = b.name != null ? b.name : "DeviceAllocator@" + Integer.toHexString(System.identityHashCode(this));
         this.regions = new Regions(capacity);
+        this.traceId = Trace.ON
+                ? Trace.open("AllocatorOpen", "capacity", capacity, "attempts", retryPolicy.maxRetries() + 1L)
+                : 0;
     }
 
     /**
@@ -144,9 +157,15 @@ public final class DeviceAllocator {
         String lastNote = null; // what the last callback said about its round
         mutex.lock(); // LockOrdering: AllocLock
         try {
+            if (Trace.ON) {
+                Trace.record(traceId, "AllocLock", "size", size);
+            }
             while (true) {
                 long handle = regions.take(size); // LockOrdering: AllocTry
                 attempts++;
+                if (Trace.ON) {
+                    Trace.record(traceId, "AllocTry", "handle", handle);
+                }
                 if (handle != NO_BLOCK) {
                     outcome = "allocated";
                     return handle;
@@ -159,6 +178,9 @@ public final class DeviceAllocator {
                 if (stop != null) {
                     outcome = "out of memory";
                     String why = stop.isEmpty() && lastNote != null ? "last pressure round: " + lastNote : stop;
+                    if (Trace.ON) {
+                        Trace.record(traceId, "OutOfMemory");
+                    }
                     throw outOfMemory(size, reclaimed, attempts, why); // LockOrdering: OutOfMemory
                 }
                 long freedBefore = bytesFreedTotal;
@@ -190,12 +212,18 @@ public final class DeviceAllocator {
     public void free(long handle) {
         mutex.lock(); // LockOrdering: FinalizerLock
         try {
+            if (Trace.ON) {
+                Trace.record(traceId, "FinalizerLock");
+            }
             Block block = allocated.remove(handle);
             if (block == null) {
                 throw new IllegalArgumentException(name + ": free of unknown handle " + handle
                         + " (never allocated here, or freed already)");
             }
             regions.give(block); // LockOrdering: FinalizerFree
+            if (Trace.ON) {
+                Trace.record(traceId, "FinalizerFree", "handle", handle);
+            }
         } finally {
             mutex.unlock(); // LockOrdering: FinalizerFree
         }
@@ -280,8 +308,11 @@ public final class DeviceAllocator {
     // reasonToStop returned null, which it never does without a callback.
     @SuppressWarnings("NullAway")
     private @Nullable String runCallback(long size, long pauseNanos) {
-        AllocatorLock lent = new AllocatorLock(mutex, name, pauseNanos);
+        AllocatorLock lent = new AllocatorLock(mutex, name, pauseNanos, traceId);
         try {
+            if (Trace.ON) {
+                Trace.record(traceId, "PressureEnter");
+            }
             callback.onPressure(lent, size); // LockOrdering: PressureEnter
         } finally {
             lent.expire();

@@ -3,6 +3,7 @@ package dev.keel;
 import dev.keel.internal.Jfr;
 import dev.keel.internal.ReclaimEvent;
 import dev.keel.internal.ReclaimTracker;
+import dev.keel.internal.Trace;
 
 import java.lang.ref.WeakReference;
 import java.time.Duration;
@@ -60,6 +61,16 @@ import org.jspecify.annotations.Nullable;
  * ({@code AwaitFinalizers} ending early); an interrupted waiter takes {@code AwaitCollection}
  * before {@code ReclaimFinish}, which only shortens a wait — it holds no lock while waiting,
  * so no waits-for cycle can come of it.
+ *
+ * <p><b>Tracing.</b> With the recorder on, every step above is written as a step of the
+ * allocator that called ({@link AllocatorLock} carries its number). Steps under this reclaimer's
+ * lock ({@code ReclaimJoin}, {@code ReclaimFinish}, the read of {@code AwaitCollection} that finds
+ * the collection over) write their line while it is held, so the lines keep the lock's order; the
+ * host lock's acquisitions write theirs once it is held, its releases before releasing.
+ * {@code Collect} runs the collection step inside the recorder's lock, so that no buffer a
+ * caller drops can be recorded on the wrong side of it. {@code AwaitFinalizers} is written when
+ * the wait returns, with whether it saw every due cleaner finish: that condition cannot become
+ * false again before then, since only this thread, the collector, makes garbage pending.
  *
  * <p>A collection that finds nothing, a JVM with {@code -XX:+DisableExplicitGC}, or cleaners that
  * do not finish before the deadline all just end the wait; the allocator's retry then decides.
@@ -132,10 +143,11 @@ public final class GcReclaimer implements MemoryPressureCallback {
     @Override
     public void onPressure(AllocatorLock lock, long requestedBytes) {
         lock.unlock(); // performs CallbackUnlock (in AllocatorLock.unlock)
+        int trace = lock.traceId();
         String outcome;
         try {
-            long joined = joinOrBecomeCollector();
-            outcome = joined < 0L ? collect(requestedBytes) : awaitCollection(joined);
+            long joined = joinOrBecomeCollector(trace);
+            outcome = joined < 0L ? collect(requestedBytes, trace) : awaitCollection(joined, trace);
         } finally {
             lock.lock(); // performs CallbackRelock (in AllocatorLock.lock)
         }
@@ -186,15 +198,21 @@ public final class GcReclaimer implements MemoryPressureCallback {
      * Single-flight entry: returns -1 if the caller is now the collector, else the number of the
      * running collection, which the caller has joined as a waiter.
      */
-    private long joinOrBecomeCollector() {
+    private long joinOrBecomeCollector(int trace) {
         flight.lock();
         try {
             // ReclaimJoin is this whole block, atomic under flight.
             if (!collecting) { // LockOrdering: ReclaimJoin
                 collecting = true; // become the collector
+                if (Trace.ON) {
+                    Trace.record(trace, "ReclaimJoin", "collector", 1);
+                }
                 return -1L;
             }
             waiters++; // or join the running collection
+            if (Trace.ON) {
+                Trace.record(trace, "ReclaimJoin", "collector", 0);
+            }
             return collectionsFinished;
         } finally {
             flight.unlock();
@@ -202,7 +220,7 @@ public final class GcReclaimer implements MemoryPressureCallback {
     }
 
     /** Runs one collection; returns how it went, for the allocator's diagnostics. */
-    private String collect(long requestedBytes) {
+    private String collect(long requestedBytes, int trace) {
         ReclaimEvent event = Jfr.AVAILABLE ? new ReclaimEvent() : null; // not in a java.base-only image
         if (event != null) {
             event.begin();
@@ -214,26 +232,52 @@ public final class GcReclaimer implements MemoryPressureCallback {
         try {
             if (takeHost) {
                 hostLock.lock(); // LockOrdering: HostAcquire
+                if (Trace.ON) {
+                    Trace.record(trace, "HostAcquire");
+                }
             }
             try {
                 // Collect: the gc, then what it left pending for the cleaners (or they freed already).
                 ReclaimTracker.Garbage mark = tracker.mark();
                 canary = new WeakReference<>(new Object());
-                collector.run(); // LockOrdering: Collect
+                runCollection(trace);
                 garbage = tracker.garbage(mark);
                 boolean complete = awaitCleaners(garbage);
+                if (Trace.ON) {
+                    Trace.record(trace, "AwaitFinalizers", "complete", complete ? 1 : 0);
+                }
                 outcome = Thread.currentThread().isInterrupted() ? "interrupted" : complete ? "complete" : "deadline";
                 description = describe(garbage, outcome) + (canary.refersTo(null) ? "" : NOT_COLLECTED);
             } finally {
                 if (takeHost) {
+                    if (Trace.ON) {
+                        Trace.record(trace, "HostRelease");
+                    }
                     hostLock.unlock(); // LockOrdering: HostRelease
                 }
             }
         } finally {
-            int joined = finishCollection(description);
+            int joined = finishCollection(description, trace);
             commit(event, requestedBytes, garbage, joined, outcome);
         }
         return description;
+    }
+
+    /** The collection step; while tracing, one step with its event under the recorder's lock. */
+    private void runCollection(int trace) {
+        if (Trace.ON) {
+            Trace.begin();
+        }
+        try {
+            collector.run(); // LockOrdering: Collect
+            if (Trace.ON) {
+                Trace.event(trace, "Collect");
+            }
+        } finally {
+            if (Trace.ON) {
+                Trace.end();
+            }
+        }
     }
 
     private String describe(ReclaimTracker.Garbage garbage, String outcome) {
@@ -261,13 +305,16 @@ public final class GcReclaimer implements MemoryPressureCallback {
     }
 
     /** Marks the collection finished and wakes the waiters; returns how many had joined it. */
-    private int finishCollection(String description) {
+    private int finishCollection(String description, int trace) {
         flight.lock();
         try {
             lastOutcome = description;
             int joined = waiters;
             waiters = 0;
             collecting = false; // LockOrdering: ReclaimFinish
+            if (Trace.ON) {
+                Trace.record(trace, "ReclaimFinish");
+            }
             collectionsFinished++;
             collectionDone.signalAll();
             return joined;
@@ -277,25 +324,34 @@ public final class GcReclaimer implements MemoryPressureCallback {
     }
 
     /** Waits for the collection numbered {@code joined}; returns how it went. */
-    private String awaitCollection(long joined) {
+    private String awaitCollection(long joined, int trace) {
         boolean yielded = hostLock.isHeldByCurrentThread();
         if (yielded) {
+            if (Trace.ON) {
+                Trace.record(trace, "HostRelease");
+            }
             hostLock.unlock(); // LockOrdering: HostRelease
         }
         try {
-            return waitUntilFinished(joined);
+            return waitUntilFinished(joined, trace);
         } finally {
             if (yielded) {
                 hostLock.lock(); // LockOrdering: HostAcquire
+                if (Trace.ON) {
+                    Trace.record(trace, "HostAcquire");
+                }
             }
         }
     }
 
-    private String waitUntilFinished(long joined) {
+    private String waitUntilFinished(long joined, int trace) {
         flight.lock();
         try {
             while (collectionsFinished == joined) {
                 collectionDone.await(); // LockOrdering: AwaitCollection
+            }
+            if (Trace.ON) {
+                Trace.record(trace, "AwaitCollection");
             }
             return "joined another thread's collection: " + lastOutcome;
         } catch (InterruptedException e) {

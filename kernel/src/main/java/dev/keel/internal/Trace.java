@@ -78,6 +78,18 @@ public final class Trace {
         }
     }
 
+    /** {@link #open(String, String, long, String, long, String, long)} for an object with two constants. */
+    public static int open(String kind, String key1, long value1, String key2, long value2) {
+        LOCK.lock();
+        try {
+            int id = ++objects;
+            write(id, kind, " " + key1 + "=" + value1 + " " + key2 + "=" + value2);
+            return id;
+        } finally {
+            LOCK.unlock();
+        }
+    }
+
     /** Starts an atomic step: the shared state it touches and its events are serialised. */
     public static void begin() {
         LOCK.lock();

@@ -11,14 +11,14 @@ import java.util.TreeSet;
 /** Builds a {@link SpecTrace}: TLA+ records of the steps, and the constants they need. */
 final class Records {
 
-    private final ArenaLog arena;
+    private final ObjectLog arena;
     private final List<SpecTrace.Step> steps = new ArrayList<>();
     private final Map<String, Set<String>> sets = new TreeMap<>();
     private final Map<String, Long> fixed = new TreeMap<>();
     private final Map<String, Long> atLeast = new TreeMap<>();
     private final Map<String, String> processes = new LinkedHashMap<>();
 
-    Records(ArenaLog arena) {
+    Records(ObjectLog arena) {
         this.arena = arena;
     }
 
@@ -31,7 +31,12 @@ final class Records {
      */
     String process(String prefix, String actor) {
         return processes.computeIfAbsent(actor, a -> string(prefix + (processes.values().stream()
-                .filter(name -> name.startsWith("\"" + prefix)).count() + 1)));
+                .filter(name -> name.matches("\"" + prefix + "[0-9]+\"")).count() + 1)));
+    }
+
+    /** A process of the spec with a fixed name (a TLA+ string), standing for {@code actor}. */
+    String named(String name, String actor) {
+        return processes.computeIfAbsent(actor, a -> string(name));
     }
 
     /** Adds the step of {@code event} by {@code process} (a name from {@link #process}), with {@code fields} as key, value, ... */

@@ -3,6 +3,7 @@ package dev.keel.trace;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -17,10 +18,12 @@ public final class TraceCheck {
     /**
      * The outcome of checking one file.
      *
-     * @param arenas   the arenas the file has a log of
-     * @param verdicts one per TLC model run
+     * @param arenas     the arenas the file has a log of
+     * @param allocators the device allocators the file has a log of
+     * @param unchecked  the logs no spec checks (allocators without their callers' steps)
+     * @param verdicts   one per TLC model run
      */
-    public record Result(int arenas, List<TraceChecker.Verdict> verdicts) {
+    public record Result(int arenas, int allocators, int unchecked, List<TraceChecker.Verdict> verdicts) {
 
         /** Whether every log fits every spec. */
         public boolean accepted() {
@@ -46,13 +49,18 @@ public final class TraceCheck {
      * @throws IllegalArgumentException if the file is not a Keel trace (the message names the line)
      */
     public static Result check(Path file, Path specDir, Path workDir) throws IOException {
-        List<ArenaLog> arenas;
+        List<ObjectLog> logs;
+        List<TraceChecker.Verdict> verdicts;
         try {
-            arenas = TraceLog.read(file);
+            logs = TraceLog.read(file);
+            verdicts = new TraceChecker(specDir, workDir).check(logs);
         } catch (TraceFormatException e) {
             throw new IllegalArgumentException(file + ": " + e.getMessage(), e);
         }
-        return new Result(arenas.size(), new TraceChecker(specDir, workDir).check(arenas));
+        int arenas = (int) logs.stream().filter(log -> log.kind() == ObjectLog.Kind.ARENA).count();
+        int unchecked = (int) logs.stream()
+                .filter(log -> Arrays.stream(TraceSpec.values()).noneMatch(spec -> spec.checks(log))).count();
+        return new Result(arenas, logs.size() - arenas, unchecked, verdicts);
     }
 
     /** Prints {@code result} as {@code keel check --trace} does. */
@@ -62,8 +70,14 @@ public final class TraceCheck {
                     verdict.events(), verdict.distinctStates(), verdict.seconds(),
                     verdict.rejection() == null ? "every log fits" : "REJECTED");
         }
+        if (result.unchecked() > 0) {
+            out.println(result.unchecked() + (result.unchecked() == 1 ? " allocator is" : " allocators are")
+                    + " not checked: LockOrdering needs the callers' steps, which only Keel's trace scenarios record");
+        }
         if (result.accepted()) {
-            out.println(file + ": " + result.arenas() + (result.arenas() == 1 ? " arena, " : " arenas, ") + result.events()
+            String allocators = result.allocators() == 0 ? ""
+                    : result.allocators() + (result.allocators() == 1 ? " allocator, " : " allocators, ");
+            out.println(file + ": " + result.arenas() + (result.arenas() == 1 ? " arena, " : " arenas, ") + allocators + result.events()
                     + " events: every step is a step of the specs");
         } else {
             result.rejections().forEach(out::println);

@@ -53,11 +53,14 @@ final class TraceChecker {
      * the model's directory (it finds the data module and the cfg there) and finds the trace spec
      * and the specs it extends on its library path, the spec directory.
      */
-    List<Verdict> check(List<ArenaLog> arenas) throws IOException {
+    List<Verdict> check(List<ObjectLog> arenas) throws IOException {
         List<Verdict> verdicts = new ArrayList<>();
         for (TraceSpec spec : TraceSpec.values()) {
             Map<Map<String, Long>, List<SpecTrace>> groups = new LinkedHashMap<>();
-            for (ArenaLog arena : arenas) {
+            for (ObjectLog arena : arenas) {
+                if (!spec.checks(arena)) {
+                    continue;
+                }
                 SpecTrace trace = spec.project(arena);
                 groups.computeIfAbsent(trace.fixed(), fixed -> new ArrayList<>()).add(trace);
             }
@@ -195,7 +198,7 @@ final class TraceChecker {
         /** The message a user reads: which arena, which event, what the spec could do instead. */
         String message() {
             TraceEvent event = event();
-            StringBuilder text = new StringBuilder(spec.spec()).append(" rejects arena ").append(trace.arena().id())
+            StringBuilder text = new StringBuilder(spec.spec()).append(" rejects ").append(trace.log().kind().noun()).append(' ').append(trace.log().id())
                     .append(" at event ").append(eventNumber).append(" of ").append(trace.steps().size())
                     .append(" (trace line ").append(event.line()).append("): ").append(event.text()).append("\n  ")
                     .append(why);

@@ -10,9 +10,10 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * A trace file of the kernel's recorder, read into one {@link ArenaLog} per traced arena. Lines
- * must come in increasing sequence numbers (the recorder writes them so), every event must belong
- * to an arena opened earlier in the file, and the first line is the recorder's header.
+ * A trace file of the kernel's recorder, read into one {@link ObjectLog} per traced object (an
+ * arena, a device allocator). Lines must come in increasing sequence numbers (the recorder writes
+ * them so), every event must belong to an object opened earlier in the file, and the first line is
+ * the recorder's header.
  */
 final class TraceLog {
 
@@ -21,16 +22,16 @@ final class TraceLog {
     private TraceLog() {
     }
 
-    /** The arenas of {@code file}, in the order they were opened. */
-    static List<ArenaLog> read(Path file) throws IOException {
+    /** The objects of {@code file}, in the order they were opened. */
+    static List<ObjectLog> read(Path file) throws IOException {
         return parse(Files.readAllLines(file, StandardCharsets.UTF_8));
     }
 
-    static List<ArenaLog> parse(List<String> lines) {
+    static List<ObjectLog> parse(List<String> lines) {
         if (lines.isEmpty() || !lines.get(0).equals(HEADER)) {
             throw new TraceFormatException(1, "not a Keel trace: the first line must be '" + HEADER + "'");
         }
-        Map<Integer, ArenaLog.Builder> arenas = new LinkedHashMap<>();
+        Map<Integer, ObjectLog.Builder> objects = new LinkedHashMap<>();
         long lastSeq = 0;
         for (int n = 2; n <= lines.size(); n++) {
             String text = lines.get(n - 1).strip();
@@ -42,21 +43,22 @@ final class TraceLog {
                 throw new TraceFormatException(n, "sequence number " + event.seq() + " after " + lastSeq);
             }
             lastSeq = event.seq();
-            if (event.action().equals("ArenaOpen")) {
-                if (arenas.containsKey(event.object())) {
-                    throw new TraceFormatException(n, "arena " + event.object() + " opened twice");
+            ObjectLog.Kind kind = ObjectLog.Kind.opening(event.action());
+            if (kind != null) {
+                if (objects.containsKey(event.object())) {
+                    throw new TraceFormatException(n, "object " + event.object() + " opened twice");
                 }
-                arenas.put(event.object(), new ArenaLog.Builder(event));
+                objects.put(event.object(), new ObjectLog.Builder(kind, event));
                 continue;
             }
-            ArenaLog.Builder arena = arenas.get(event.object());
-            if (arena == null) {
-                throw new TraceFormatException(n, "event of arena " + event.object() + ", which was never opened");
+            ObjectLog.Builder object = objects.get(event.object());
+            if (object == null) {
+                throw new TraceFormatException(n, "event of object " + event.object() + ", which was never opened");
             }
-            arena.add(event);
+            object.add(event);
         }
-        List<ArenaLog> logs = new ArrayList<>();
-        arenas.values().forEach(builder -> logs.add(builder.build()));
+        List<ObjectLog> logs = new ArrayList<>();
+        objects.values().forEach(builder -> logs.add(builder.build()));
         return logs;
     }
 

@@ -39,13 +39,13 @@ record TraceModel(TraceSpec spec, List<SpecTrace> traces) {
         StringBuilder tla = new StringBuilder();
         String name = spec.module() + "Data";
         tla.append("---- MODULE ").append(name).append(" ----\n")
-                .append("\\* Written by dev.keel.trace from a kernel trace; one log per arena.\n")
+                .append("\\* Written by dev.keel.trace from a kernel trace; one log per traced object.\n")
                 .append("EXTENDS Integers\n\n");
         constants().forEach((constant, value) -> tla.append("Trace").append(constant).append(" == ").append(value).append('\n'));
         tla.append("\nTraces == <<\n");
         for (int n = 0; n < traces.size(); n++) {
             SpecTrace trace = traces.get(n);
-            tla.append("  \\* ").append(n + 1).append(": arena ").append(trace.arena().id()).append('\n').append("  <<");
+            tla.append("  \\* ").append(n + 1).append(": ").append(trace.log().kind().noun()).append(' ').append(trace.log().id()).append('\n').append("  <<");
             for (int s = 0; s < trace.steps().size(); s++) {
                 tla.append(s == 0 ? "\n    " : ",\n    ").append(trace.steps().get(s).record());
             }

@@ -2,12 +2,14 @@ package dev.keel.trace;
 
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Set;
 
 /**
- * The specs a kernel trace is checked against, each with its projection: which events of an
- * arena's log are steps of the spec, under which name, acting as which of the spec's processes,
- * with which values; and the model's configuration. Both trace specs live beside the specs they
- * validate ({@code spec/tla/TraceCasBump.tla}, {@code spec/tla/TraceInFlightLeases.tla}).
+ * The specs a kernel trace is checked against, each with its projection: which events of a traced
+ * object's log are steps of the spec, under which name, acting as which of the spec's processes,
+ * with which values; and the model's configuration. CasBump and InFlightLeases check arenas,
+ * LockOrdering device allocators. The trace specs live beside the specs they validate
+ * ({@code spec/tla/TraceCasBump.tla}, {@code TraceInFlightLeases.tla}, {@code TraceLockOrdering.tla}).
  */
 enum TraceSpec {
 
@@ -15,7 +17,7 @@ enum TraceSpec {
      * The bump loop of each malloc that passed the guard. A malloc refused by the state check
      * never starts CasBump's request, so the recorder writes {@code Request} only after the check.
      */
-    CAS_BUMP("CasBump", """
+    CAS_BUMP("CasBump", ObjectLog.Kind.ARENA, """
             CONSTANTS
                 Threads <- TraceThreads
                 Sizes <- TraceSizes
@@ -31,7 +33,7 @@ enum TraceSpec {
                 BumpMonotone FailureLeavesNext
             """) {
         @Override
-        SpecTrace project(ArenaLog arena) {
+        SpecTrace project(ObjectLog arena) {
             Records records = new Records(arena);
             records.declare("Threads");
             records.member("Sizes", Long.toString(arena.granularity()));
@@ -64,7 +66,7 @@ enum TraceSpec {
      * same thread's malloc and free calls; a close refused from inside a backend call is a step
      * of the process whose backend call it is.
      */
-    IN_FLIGHT_LEASES("InFlightLeases", """
+    IN_FLIGHT_LEASES("InFlightLeases", ObjectLog.Kind.ARENA, """
             CONSTANTS
                 OpThreads <- TraceOpThreads
                 CloseThreads <- TraceCloseThreads
@@ -86,7 +88,7 @@ enum TraceSpec {
                 TraceRefines ClosedIsFinal
             """) {
         @Override
-        SpecTrace project(ArenaLog arena) {
+        SpecTrace project(ObjectLog arena) {
             Records records = new Records(arena);
             for (String set : new String[] {"OpThreads", "CloseThreads", "DrainThreads", "VAs"}) {
                 records.declare(set);
@@ -186,17 +188,113 @@ enum TraceSpec {
         private String closer(Records records, String prefix, String thread, Map<String, Integer> closes) {
             return records.process(prefix, thread + " close " + closes.merge(thread, 1, Integer::sum));
         }
+    },
+
+    /**
+     * Every step of one device allocator, its pressure callback (a {@link dev.keel.GcReclaimer}),
+     * its callers and its cleaner. A caller is a host thread ({@code h1, h2...}) or a native one
+     * ({@code n1...}) as its first {@code CallerEnter} says; every free is the finalizer's
+     * ({@code fin}). LockOrdering's requests are of one unit, so the unit is the size of the
+     * allocator's requests, which must all be the same, and its capacity a whole number of them.
+     * A log in which a wait for the cleaners ended before they all finished is checked with
+     * {@code Deadline = TRUE}, the others with {@code FALSE} (so in models of their own).
+     */
+    LOCK_ORDERING("LockOrdering", ObjectLog.Kind.ALLOCATOR, """
+            CONSTANTS
+                HostThreads <- TraceHostThreads
+                NativeThreads <- TraceNativeThreads
+                Finalizer = Finalizer
+                NoOne = NoOne
+                Capacity <- TraceCapacity
+                InitGarbage = 0
+                MaxAttempts <- TraceMaxAttempts
+                Deadline <- TraceDeadline
+                ExcuseLateJoiners = TRUE
+            INIT TraceInit
+            NEXT TraceNext
+            INVARIANTS
+                TypeOK NoCircularWait NoHostWaitUnderMutex SingleFlight ExhaustionIsReal Diagnosis
+            PROPERTIES
+                TraceOomOnlyAfterReclaim
+            """) {
+        private static final Set<String> STEPS = Set.of("CallerEnter", "CallerExit", "AllocLock", "AllocTry",
+                "OutOfMemory", "PressureEnter", "CallbackUnlock", "ReclaimJoin", "HostAcquire", "Collect",
+                "AwaitFinalizers", "HostRelease", "ReclaimFinish", "AwaitCollection", "CallbackRelock");
+
+        @Override
+        SpecTrace project(ObjectLog allocator) {
+            Records records = new Records(allocator);
+            records.declare("HostThreads");
+            records.declare("NativeThreads");
+            records.fixed("MaxAttempts", allocator.openEvent().get("attempts"));
+            long capacity = allocator.openEvent().get("capacity");
+            long unit = 0;
+            boolean deadline = false;
+            Map<String, String> callers = new HashMap<>(); // thread -> its process
+            for (TraceEvent e : allocator.events()) {
+                switch (e.action()) {
+                    case "FinalizerLock" -> records.step(e, records.named("fin", "the cleaner"));
+                    case "FinalizerFree" -> records.step(e, records.named("fin", "the cleaner"), "handle", e.get("handle"));
+                    default -> {
+                        if (!STEPS.contains(e.action())) {
+                            throw new TraceFormatException(e.line(), e.action() + " is no step of LockOrdering");
+                        }
+                        String t = callers.computeIfAbsent(e.thread(), thread -> {
+                            boolean host = e.action().equals("CallerEnter") && e.get("host") == 1;
+                            String process = records.process(host ? "h" : "n", thread);
+                            records.member(host ? "HostThreads" : "NativeThreads", process);
+                            return process;
+                        });
+                        switch (e.action()) {
+                            case "CallerEnter" -> records.step(e, t, "host", e.get("host"));
+                            case "AllocLock" -> {
+                                long size = e.get("size");
+                                if (unit != 0 && size != unit || capacity % size != 0) {
+                                    throw new TraceFormatException(e.line(), "LockOrdering's requests are of one unit:"
+                                            + " allocator " + allocator.id() + " of " + capacity + " bytes has a request of "
+                                            + size + (unit != 0 ? " after one of " + unit : ""));
+                                }
+                                unit = size;
+                                records.step(e, t);
+                            }
+                            case "AllocTry" -> records.step(e, t, "handle", e.get("handle"));
+                            case "ReclaimJoin" -> records.step(e, t, "collector", e.get("collector"));
+                            case "AwaitFinalizers" -> {
+                                deadline |= e.get("complete") == 0;
+                                records.step(e, t, "complete", e.get("complete"));
+                            }
+                            default -> records.step(e, t);
+                        }
+                    }
+                }
+            }
+            records.fixed("Capacity", unit == 0 ? 1 : capacity / unit);
+            records.fixed("DeadlineFlag", deadline ? 1 : 0);
+            return records.build();
+        }
     };
 
     private final String spec;
+    private final ObjectLog.Kind kind;
     private final String config;
 
-    TraceSpec(String spec, String config) {
+    TraceSpec(String spec, ObjectLog.Kind kind, String config) {
         this.spec = spec;
+        this.kind = kind;
         this.config = config;
     }
 
-    /** The spec validated: {@code CasBump}, {@code InFlightLeases}. */
+    /**
+     * Whether this spec checks {@code log}: one of its kind, and for LockOrdering one that records
+     * its callers' steps. An embedder's run has none (and its JVM collects when it likes, which
+     * LockOrdering's {@code Collect} does not model), so its allocators are recorded, not checked.
+     */
+    boolean checks(ObjectLog log) {
+        return log.kind() == kind && (kind != ObjectLog.Kind.ALLOCATOR
+                || log.events().stream().anyMatch(event -> event.action().equals("CallerEnter")));
+    }
+
+    /** The spec validated: {@code CasBump}, {@code InFlightLeases}, {@code LockOrdering}. */
     String spec() {
         return spec;
     }
@@ -211,6 +309,6 @@ enum TraceSpec {
         return config;
     }
 
-    /** The arena's events that are steps of this spec. */
-    abstract SpecTrace project(ArenaLog arena);
+    /** The events of a log of this spec's kind that are steps of this spec. */
+    abstract SpecTrace project(ObjectLog log);
 }

@@ -8,6 +8,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
@@ -16,7 +17,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Trace validation of the shipped kernel: the {@link Scenarios} run in a JVM of their own with the
- * recorder on, and TLC checks every arena's log against TraceCasBump and TraceInFlightLeases.
+ * recorder on, and TLC checks every arena's log against TraceCasBump and TraceInFlightLeases, every
+ * device allocator's against TraceLockOrdering.
  *
  * <p>What it can find: a step the kernel takes that its spec does not allow, in the order the
  * recorder serialised the steps (a missing or extra check, a value the spec would not produce, a
@@ -55,8 +57,10 @@ class TraceValidationTest {
         double seconds = (System.nanoTime() - start) / 1e9;
         TraceCheck.report(trace, result, System.out);
         assertTrue(result.accepted(), "the kernel's own runs do not fit the specs:\n" + String.join("\n", result.rejections()));
-        assertTrue(result.arenas() >= 50, "only " + result.arenas() + " executions recorded");
-        String line = result.arenas() + " traces validated, " + result.events() + " events, "
+        assertTrue(result.arenas() >= 50, "only " + result.arenas() + " arenas recorded");
+        assertTrue(result.allocators() >= 10 && result.unchecked() == 0, result.allocators() + " allocators recorded, "
+                + result.unchecked() + " of them unchecked");
+        String line = result.arenas() + result.allocators() + " traces validated, " + result.events() + " events, "
                 + String.format("%.1f", seconds) + " s";
         System.out.println("[trace] " + line);
         writeSummary(result, line);
@@ -72,7 +76,10 @@ class TraceValidationTest {
                 "BackendFail", "GiveBack", "Leak", "MallocInsert", "Exit", "FreeRemove", "FreeRelease", "CloseRefused",
                 "CloseLock", "CloseLockInterrupted", "CloseAlreadyClosed", "CloseBegin", "CloseReadSlots",
                 "CloseScanSlot", "CloseDrained", "CloseSnapshot", "CloseAbort", "CloseCommit", "DrainRelease",
-                "CloseUnlock", "GrowSlots"));
+                "CloseUnlock", "GrowSlots",
+                "CallerEnter", "CallerExit", "AllocLock", "AllocTry", "OutOfMemory", "PressureEnter", "CallbackUnlock",
+                "ReclaimJoin", "HostAcquire", "Collect", "AwaitFinalizers", "HostRelease", "ReclaimFinish",
+                "AwaitCollection", "CallbackRelock", "FinalizerLock", "FinalizerFree"));
         missing.removeAll(seen);
         assertTrue(missing.isEmpty(), "no recorded run takes " + missing);
     }
@@ -80,7 +87,7 @@ class TraceValidationTest {
     /** The checker can fail: the same runs with one value changed are rejected at that event, with the message. */
     @Test
     void aChangedValueIsRejectedAtItsEvent() throws IOException {
-        List<String> lines = Files.readAllLines(trace, StandardCharsets.UTF_8);
+        List<String> lines = linesOf(Files.readAllLines(trace, StandardCharsets.UTF_8), "ArenaOpen");
         int at = -1;
         for (int n = 0; n < lines.size() && at < 0; n++) {
             if (lines.get(n).contains(" CasSucceed next=")) {
@@ -104,7 +111,7 @@ class TraceValidationTest {
     /** The checker can fail on order too: two steps of one thread swapped. */
     @Test
     void swappedStepsAreRejected() throws IOException {
-        List<String> lines = Files.readAllLines(trace, StandardCharsets.UTF_8);
+        List<String> lines = linesOf(Files.readAllLines(trace, StandardCharsets.UTF_8), "ArenaOpen");
         int at = -1;
         for (int n = 1; n < lines.size() - 1 && at < 0; n++) {
             String[] lease = lines.get(n).split(" ");
@@ -126,6 +133,74 @@ class TraceValidationTest {
         assertEquals(1, result.rejections().size(), "only InFlightLeases has leases: " + result.rejections());
         assertTrue(result.rejections().get(0).startsWith("InFlightLeases rejects"), result.rejections().get(0));
         assertTrue(result.rejections().get(0).contains("(trace line " + (at + 1) + ")"), result.rejections().get(0));
+    }
+
+    /**
+     * The checker can fail on LockOrdering's logs: a thread that joins a running collection
+     * recorded as becoming a second collector (what a reclaimer without single flight does) is
+     * rejected at that line, as is a ReclaimJoin whose CallbackUnlock is missing (a callback that
+     * collects with the allocator lock held).
+     */
+    @Test
+    void aSecondCollectorAndAMissingUnlockAreRejected() throws IOException {
+        List<String> lines = linesOf(Files.readAllLines(trace, StandardCharsets.UTF_8), "AllocatorOpen");
+        int joined = first(lines, " ReclaimJoin collector=0");
+        List<String> second = new ArrayList<>(lines);
+        second.set(joined, lines.get(joined).replace("collector=0", "collector=1"));
+        String message = onlyRejection(second, "second-collector");
+        assertTrue(message.contains("(trace line " + (joined + 1) + "): " + second.get(joined)), message);
+        assertTrue(message.contains("not with the logged values"), message);
+
+        int unlock = first(lines, " CallbackUnlock");
+        String thread = lines.get(unlock).split(" ")[1];
+        List<String> locked = new ArrayList<>(lines);
+        locked.remove(unlock);
+        message = onlyRejection(locked, "missing-unlock");
+        int next = unlock; // the thread's next line, ReclaimJoin, which now has no unlock before it
+        while (!locked.get(next).split(" ")[1].equals(thread)) {
+            next++;
+        }
+        assertTrue(message.contains("(trace line " + (next + 1) + "): " + locked.get(next)), message);
+        assertTrue(message.contains("enabled instead: ") && message.contains("CallbackUnlock(" + thread + ")"), message);
+    }
+
+    private static int first(List<String> lines, String text) {
+        for (int n = 0; n < lines.size(); n++) {
+            if (lines.get(n).contains(text)) {
+                return n;
+            }
+        }
+        throw new AssertionError("no recorded line has '" + text + "'");
+    }
+
+    /**
+     * The header and the lines of the objects that {@code open} opens (arenas or allocators): a
+     * trace that only the specs of that kind check, so that a test of one spec runs no other's TLC.
+     */
+    private static List<String> linesOf(List<String> lines, String open) {
+        Set<String> objects = new TreeSet<>();
+        List<String> kept = new ArrayList<>(List.of(lines.get(0)));
+        for (String line : lines.subList(1, lines.size())) {
+            String[] fields = line.split(" ");
+            if (fields[3].equals(open)) {
+                objects.add(fields[2]);
+            }
+            if (objects.contains(fields[2])) {
+                kept.add(line);
+            }
+        }
+        return kept;
+    }
+
+    /** Checks {@code lines} as a trace file; returns the one rejection, which must be LockOrdering's. */
+    private static String onlyRejection(List<String> lines, String name) throws IOException {
+        Path bad = TARGET.resolve(name + ".trace");
+        Files.write(bad, lines, StandardCharsets.UTF_8);
+        TraceCheck.Result result = TraceCheck.check(bad, specDir(), TARGET.resolve(name));
+        assertEquals(1, result.rejections().size(), "one LockOrdering model rejects: " + result.rejections());
+        String message = result.rejections().get(0);
+        assertTrue(message.startsWith("LockOrdering rejects allocator "), message);
+        return message;
     }
 
     private static void writeSummary(TraceCheck.Result result, String line) throws IOException {

@@ -20,6 +20,8 @@ import java.util.concurrent.TimeUnit;
  * within a few calls, and every step of the specs occurs: refused calls, failed backend calls
  * with their give-back or leak, frees of unknown and freed addresses, closes racing with calls and
  * with each other, interrupted closes, closes from inside a backend call, and the guard's growth.
+ * The {@link PressureScenarios} then run a device allocator each under memory pressure, for
+ * LockOrdering.
  *
  * <p>A scenario whose threads do not finish within {@link #JOIN_SECONDS} (a kernel variant that
  * hangs) is reported and left behind; its threads are daemons.
@@ -48,6 +50,14 @@ public final class Scenarios {
             run("three closes", hung, threeCloses());
         }
         run("more calls in flight than the first chunk has slots", hung, guardGrowth());
+        for (int n = 0; n < 2; n++) {
+            run("pressure, a host and a native thread", hung, PressureScenarios.pressure(1, 1, 6, seed + n));
+            run("pressure, three native threads", hung, PressureScenarios.pressure(0, 3, 5, seed + n));
+            run("pressure, two host and two native threads", hung, PressureScenarios.pressure(2, 2, 4, seed + n));
+            run("single flight, four threads at once", hung, PressureScenarios.singleFlight());
+        }
+        run("out of memory after the retries", hung, PressureScenarios.outOfMemory());
+        run("the cleaner wait's deadline", hung, PressureScenarios.deadline());
         hung.forEach(name -> System.out.println("hung: " + name));
         System.exit(0);
     }
@@ -68,7 +78,7 @@ public final class Scenarios {
         return VmmArena.builder(backend).totalBytes(TOTAL).errorHandler(QUIET).open();
     }
 
-    private static Thread thread(String name, Runnable body) {
+    static Thread thread(String name, Runnable body) {
         Thread thread = new Thread(body, name);
         thread.setDaemon(true);
         return thread;
@@ -294,13 +304,13 @@ public final class Scenarios {
         return threads;
     }
 
-    private static void pause(int spins) {
+    static void pause(int spins) {
         for (int s = 0; s < spins; s++) {
             Thread.yield();
         }
     }
 
-    private static void await(CountDownLatch latch) {
+    static void await(CountDownLatch latch) {
         try {
             if (!latch.await(JOIN_SECONDS, TimeUnit.SECONDS)) {
                 throw new IllegalStateException("scenario latch not released within " + JOIN_SECONDS + " s");

@@ -6,8 +6,10 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The events of one traced arena, with the constants its {@code ArenaOpen} line gave: the
- * reserved bytes, the granularity and the slots of the guard's first chunk.
+ * The events of one traced object, with the constants its opening line gave: for an arena
+ * ({@code ArenaOpen}) the reserved bytes, the granularity and the slots of the guard's first
+ * chunk; for a device allocator ({@code AllocatorOpen}) its capacity in bytes and the tries its
+ * retry policy allows an allocation.
  *
  * <p><b>Units.</b> TLC's integers are 32-bit. An arena of at most 2<sup>30</sup> bytes is checked
  * in bytes; a larger one (the default arena reserves 16 TiB) in units of its granularity, which
@@ -15,27 +17,64 @@ import java.util.Map;
  * address of a free that was never allocated) becomes a negative number of its own, so that the
  * spec sees an address that is in no table.
  */
-final class ArenaLog {
+final class ObjectLog {
+
+    /** What a traced object is: the kernel's line that opens it, and the constants that line must give. */
+    enum Kind {
+        ARENA("ArenaOpen", "arena", List.of("total", "granularity", "slots")),
+        ALLOCATOR("AllocatorOpen", "allocator", List.of("capacity", "attempts"));
+
+        private final String openAction;
+        private final String noun;
+        private final List<String> constants;
+
+        Kind(String openAction, String noun, List<String> constants) {
+            this.openAction = openAction;
+            this.noun = noun;
+            this.constants = constants;
+        }
+
+        /** The kind that the line {@code action} opens, or null if it opens none. */
+        static Kind opening(String action) {
+            for (Kind kind : values()) {
+                if (kind.openAction.equals(action)) {
+                    return kind;
+                }
+            }
+            return null;
+        }
+
+        /** What messages call it: {@code arena}, {@code allocator}. */
+        String noun() {
+            return noun;
+        }
+    }
 
     private static final long LARGEST_IN_BYTES = 1L << 30;
 
+    private final Kind kind;
     private final TraceEvent open;
     private final List<TraceEvent> events;
     private final long unit;
     private final Map<Long, Long> strayOffsets = new HashMap<>();
 
-    private ArenaLog(TraceEvent open, List<TraceEvent> events) {
+    private ObjectLog(Kind kind, TraceEvent open, List<TraceEvent> events) {
+        this.kind = kind;
         this.open = open;
         this.events = List.copyOf(events);
-        this.unit = open.get("total") <= LARGEST_IN_BYTES ? 1 : open.get("granularity");
+        this.unit = kind != Kind.ARENA || open.get("total") <= LARGEST_IN_BYTES ? 1 : open.get("granularity");
     }
 
-    /** The arena's number in the trace. */
+    Kind kind() {
+        return kind;
+    }
+
+    /** The object's number in the trace. */
     int id() {
         return open.object();
     }
 
-    /** The line that opened the arena. */
+    /** The line that opened the object. */
     TraceEvent openEvent() {
         return open;
     }
@@ -83,14 +122,16 @@ final class ArenaLog {
         return strayOffsets.computeIfAbsent(offset, stray -> -2L - strayOffsets.size());
     }
 
-    /** Collects an arena's events as the file lists them. */
+    /** Collects an object's events as the file lists them. */
     static final class Builder {
+        private final Kind kind;
         private final TraceEvent open;
         private final List<TraceEvent> events = new ArrayList<>();
 
-        Builder(TraceEvent open) {
+        Builder(Kind kind, TraceEvent open) {
+            this.kind = kind;
             this.open = open;
-            for (String key : List.of("total", "granularity", "slots")) {
+            for (String key : kind.constants) {
                 open.get(key);
             }
         }
@@ -99,8 +140,8 @@ final class ArenaLog {
             events.add(event);
         }
 
-        ArenaLog build() {
-            return new ArenaLog(open, events);
+        ObjectLog build() {
+            return new ObjectLog(kind, open, events);
         }
     }
 }
