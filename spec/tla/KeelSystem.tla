@@ -71,14 +71,14 @@ VARIABLES
     attempts,  \* per user: failed tries of this allocation
     hadHost,   \* per user: whether it held the host lock at its pressure event
     drained,   \* per closer: the records it drained and still deallocates
-    cpc,       \* the Cleaner: "idle", "lock" or "free"
-    cgrant,    \* the grant whose cleaning action the Cleaner runs, or 0
+    cleanerPc,       \* the Cleaner: "idle", "lock" or "free"
+    cleanerGrant,    \* the grant whose cleaning action the Cleaner runs, or 0
     owed,      \* history: per user, grants reclaimable at its last pressure
     stranded   \* history: grants whose cleaning ran while their arena was closing
 
 vars == <<state, inFlight, table, dev, unitOf, arenaOf, releases, buf, mutex,
           host, collector, collected, waiters, pc, opsLeft, at, grant,
-          attempts, hadHost, drained, cpc, cgrant, owed, stranded>>
+          attempts, hadHost, drained, cleanerPc, cleanerGrant, owed, stranded>>
 
 Made == DOMAIN unitOf
 FreeUnits == {u \in Units : dev[u] = 0}
@@ -108,7 +108,7 @@ Init ==
     /\ attempts = [t \in Users |-> 0]
     /\ hadHost = [t \in Users |-> FALSE]
     /\ drained = [c \in Closers |-> {}]
-    /\ cpc = "idle" /\ cgrant = 0
+    /\ cleanerPc = "idle" /\ cleanerGrant = 0
     /\ owed = [t \in Users |-> {}]
     /\ stranded = {}
 
@@ -135,7 +135,7 @@ MallocEnter(t) ==
                    /\ UNCHANGED <<inFlight, host, pc>>
     /\ UNCHANGED <<state, table, dev, unitOf, arenaOf, releases, buf, mutex,
                    collector, collected, waiters, grant, attempts, hadHost,
-                   drained, cpc, cgrant, owed, stranded>>
+                   drained, cleanerPc, cleanerGrant, owed, stranded>>
 
 AllocLock(t) ==
     /\ pc[t] = "lock" /\ mutex = NoOne
@@ -143,7 +143,7 @@ AllocLock(t) ==
     /\ Goto(t, "try")
     /\ UNCHANGED <<state, inFlight, table, dev, unitOf, arenaOf, releases, buf,
                    host, collector, collected, waiters, opsLeft, at, grant,
-                   attempts, hadHost, drained, cpc, cgrant, owed, stranded>>
+                   attempts, hadHost, drained, cleanerPc, cleanerGrant, owed, stranded>>
 
 \* A free unit: a fresh handle, unlock, on to the table.
 AllocTake(t) ==
@@ -160,7 +160,7 @@ AllocTake(t) ==
     /\ owed' = [owed EXCEPT ![t] = {}]
     /\ Goto(t, "insert")
     /\ UNCHANGED <<state, inFlight, table, host, collector, collected, waiters,
-                   opsLeft, at, attempts, hadHost, drained, cpc, cgrant,
+                   opsLeft, at, attempts, hadHost, drained, cleanerPc, cleanerGrant,
                    stranded>>
 
 \* Exhausted, tries left: the pressure callback starts (PressureEnter,
@@ -174,7 +174,7 @@ PressureEnter(t) ==
     /\ Goto(t, "join")
     /\ UNCHANGED <<state, inFlight, table, dev, unitOf, arenaOf, releases, buf,
                    host, collector, collected, waiters, opsLeft, at, grant,
-                   drained, cpc, cgrant, stranded>>
+                   drained, cleanerPc, cleanerGrant, stranded>>
 
 \* Exhausted, no try left: DeviceOutOfMemoryException; unlock, leave the
 \* guard (MallocExit) and, for a host user, the host lock.
@@ -189,7 +189,7 @@ OutOfMemory(t) ==
     /\ Goto(t, "idle")
     /\ UNCHANGED <<state, table, dev, unitOf, arenaOf, releases, buf,
                    collector, collected, waiters, at, grant, hadHost, drained,
-                   cpc, cgrant, stranded>>
+                   cleanerPc, cleanerGrant, stranded>>
 
 \* Single flight: become the collector, or join the running collection;
 \* a waiter holding the host lock gives it up (HostRelease).  A thread that
@@ -209,8 +209,8 @@ ReclaimJoin(t) ==
               /\ Goto(t, "wait")
               /\ UNCHANGED <<collector, collected>>
     /\ UNCHANGED <<state, inFlight, table, dev, unitOf, arenaOf, releases, buf,
-                   mutex, opsLeft, at, grant, attempts, hadHost, drained, cpc,
-                   cgrant, stranded>>
+                   mutex, opsLeft, at, grant, attempts, hadHost, drained, cleanerPc,
+                   cleanerGrant, stranded>>
 
 \* HostAcquire: the collector (without it) before collecting, a waiter
 \* (that gave it up) after waiting.
@@ -220,7 +220,7 @@ HostAcquire(t) ==
     /\ Goto(t, IF pc[t] = "hostacq" THEN "collect" ELSE "relock")
     /\ UNCHANGED <<state, inFlight, table, dev, unitOf, arenaOf, releases, buf,
                    mutex, collector, collected, waiters, opsLeft, at, grant,
-                   attempts, hadHost, drained, cpc, cgrant, owed, stranded>>
+                   attempts, hadHost, drained, cleanerPc, cleanerGrant, owed, stranded>>
 
 \* System.gc(): every garbage buffer's cleaning action is queued.
 Collect(t) ==
@@ -230,7 +230,7 @@ Collect(t) ==
     /\ Goto(t, "await")
     /\ UNCHANGED <<state, inFlight, table, dev, unitOf, arenaOf, releases,
                    mutex, host, collector, waiters, opsLeft, at, grant,
-                   attempts, hadHost, drained, cpc, cgrant, owed, stranded>>
+                   attempts, hadHost, drained, cleanerPc, cleanerGrant, owed, stranded>>
 
 \* AwaitFinalizers until every cleaning action it caused has finished
 \* (the ReclaimTracker counts a finished action, whatever free did), then
@@ -242,15 +242,15 @@ ReclaimFinish(t) ==
     /\ collector' = NoOne /\ collected' = FALSE /\ waiters' = {}
     /\ Goto(t, "relock")
     /\ UNCHANGED <<state, inFlight, table, dev, unitOf, arenaOf, releases, buf,
-                   mutex, opsLeft, at, grant, attempts, hadHost, drained, cpc,
-                   cgrant, owed, stranded>>
+                   mutex, opsLeft, at, grant, attempts, hadHost, drained, cleanerPc,
+                   cleanerGrant, owed, stranded>>
 
 AwaitCollection(t) ==
     /\ pc[t] = "wait" /\ t \notin waiters
     /\ Goto(t, IF hadHost[t] THEN "rehost" ELSE "relock")
     /\ UNCHANGED <<state, inFlight, table, dev, unitOf, arenaOf, releases, buf,
                    mutex, host, collector, collected, waiters, opsLeft, at,
-                   grant, attempts, hadHost, drained, cpc, cgrant, owed,
+                   grant, attempts, hadHost, drained, cleanerPc, cleanerGrant, owed,
                    stranded>>
 
 \* The callback takes the mutex back and returns; the allocator tries again.
@@ -260,7 +260,7 @@ CallbackRelock(t) ==
     /\ Goto(t, "try")
     /\ UNCHANGED <<state, inFlight, table, dev, unitOf, arenaOf, releases, buf,
                    host, collector, collected, waiters, opsLeft, at, grant,
-                   attempts, hadHost, drained, cpc, cgrant, owed, stranded>>
+                   attempts, hadHost, drained, cleanerPc, cleanerGrant, owed, stranded>>
 
 \* ArenaOps' MallocInsert and the guard's MallocExit; the DeviceBuffer is
 \* made and handed to the user.
@@ -273,7 +273,7 @@ MallocInsert(t) ==
     /\ Goto(t, "use")
     /\ UNCHANGED <<state, dev, unitOf, arenaOf, releases, mutex, host,
                    collector, collected, waiters, opsLeft, at, grant, hadHost,
-                   drained, cpc, cgrant, owed, stranded>>
+                   drained, cleanerPc, cleanerGrant, owed, stranded>>
 
 \* The user lets go of the buffer (and, a host user, of the host lock).
 Drop(t) ==
@@ -285,7 +285,7 @@ Drop(t) ==
     /\ Goto(t, "idle")
     /\ UNCHANGED <<state, inFlight, table, dev, unitOf, arenaOf, releases,
                    mutex, collector, collected, waiters, at, attempts, hadHost,
-                   drained, cpc, cgrant, owed, stranded>>
+                   drained, cleanerPc, cleanerGrant, owed, stranded>>
 
 -----------------------------------------------------------------------------
 (* The Cleaner: a pending buffer's action calls free(va) on its arena.     *)
@@ -294,44 +294,41 @@ Drop(t) ==
 \* (FreeRemove).  Otherwise free is a no-op (CallRefused), yet the action
 \* has finished: the grant is stranded in the closing or closed arena.
 CleanerStart ==
-    /\ cpc = "idle"
+    /\ cleanerPc = "idle"
     /\ \E g \in Made :
          /\ buf[g] = "pending"
          /\ IF state[arenaOf[g]] = "OPEN"
               THEN /\ inFlight' = [inFlight EXCEPT ![arenaOf[g]] = @ + 1]
                    /\ table' = [table EXCEPT ![arenaOf[g]] = @ \ {g}]
                    /\ buf' = [buf EXCEPT ![g] = "cleaning"]
-                   /\ cpc' = "lock" /\ cgrant' = g
-                   /\ UNCHANGED <<stranded, owed>>
+                   /\ cleanerPc' = "lock" /\ cleanerGrant' = g
+                   /\ UNCHANGED stranded
               ELSE /\ buf' = [buf EXCEPT ![g] = "cleaned"]
                    /\ stranded' = stranded \cup {g}
-                   /\ owed' = IF ExcuseClosing
-                                THEN [t \in Users |-> owed[t] \ {g}]
-                                ELSE owed
-                   /\ UNCHANGED <<inFlight, table, cpc, cgrant>>
+                   /\ UNCHANGED <<inFlight, table, cleanerPc, cleanerGrant>>
     /\ UNCHANGED <<state, dev, unitOf, arenaOf, releases, mutex, host,
                    collector, collected, waiters, pc, opsLeft, at, grant,
-                   attempts, hadHost, drained>>
+                   attempts, hadHost, drained, owed>>
 
 \* FreeRelease: VmmBackend.deallocate = DeviceAllocator.free, under the
 \* mutex (FinalizerLock, FinalizerFree).
 CleanerLock ==
-    /\ cpc = "lock" /\ mutex = NoOne
-    /\ mutex' = Cleaner /\ cpc' = "free"
+    /\ cleanerPc = "lock" /\ mutex = NoOne
+    /\ mutex' = Cleaner /\ cleanerPc' = "free"
     /\ UNCHANGED <<state, inFlight, table, dev, unitOf, arenaOf, releases, buf,
                    host, collector, collected, waiters, pc, opsLeft, at, grant,
-                   attempts, hadHost, drained, cgrant, owed, stranded>>
+                   attempts, hadHost, drained, cleanerGrant, owed, stranded>>
 
 \* Free, unlock, FreeExit; the cleaning action finishes.
 CleanerFree ==
-    /\ cpc = "free"
-    /\ dev' = [dev EXCEPT ![unitOf[cgrant]] = 0]
-    /\ releases' = Releasing(cgrant)
-    /\ Settle(cgrant)
+    /\ cleanerPc = "free"
+    /\ dev' = [dev EXCEPT ![unitOf[cleanerGrant]] = 0]
+    /\ releases' = Releasing(cleanerGrant)
+    /\ Settle(cleanerGrant)
     /\ mutex' = NoOne
-    /\ inFlight' = [inFlight EXCEPT ![arenaOf[cgrant]] = @ - 1]
-    /\ buf' = [buf EXCEPT ![cgrant] = "cleaned"]
-    /\ cpc' = "idle" /\ cgrant' = 0
+    /\ inFlight' = [inFlight EXCEPT ![arenaOf[cleanerGrant]] = @ - 1]
+    /\ buf' = [buf EXCEPT ![cleanerGrant] = "cleaned"]
+    /\ cleanerPc' = "idle" /\ cleanerGrant' = 0
     /\ UNCHANGED <<state, table, unitOf, arenaOf, host, collector, collected,
                    waiters, pc, opsLeft, at, grant, attempts, hadHost, drained,
                    stranded>>
@@ -348,7 +345,7 @@ CloseBegin(c) ==
     /\ Goto(c, "drain")
     /\ UNCHANGED <<inFlight, table, dev, unitOf, arenaOf, releases, buf, mutex,
                    collector, collected, waiters, opsLeft, at, grant, attempts,
-                   hadHost, drained, cpc, cgrant, owed, stranded>>
+                   hadHost, drained, cleanerPc, cleanerGrant, owed, stranded>>
 
 \* CloseAwaitDrain, CloseSnapshot and CloseCommit: the table is the
 \* closer's, the arena CLOSED.
@@ -360,7 +357,7 @@ CloseCommit(c) ==
     /\ Goto(c, "release")
     /\ UNCHANGED <<inFlight, dev, unitOf, arenaOf, releases, buf, mutex, host,
                    collector, collected, waiters, opsLeft, at, grant, attempts,
-                   hadHost, cpc, cgrant, owed, stranded>>
+                   hadHost, cleanerPc, cleanerGrant, owed, stranded>>
 
 \* An interrupt while draining: back to OPEN, table intact (CloseAbort).
 CloseAbort(c) ==
@@ -370,7 +367,7 @@ CloseAbort(c) ==
     /\ Goto(c, "done")
     /\ UNCHANGED <<inFlight, table, dev, unitOf, arenaOf, releases, buf, mutex,
                    collector, collected, waiters, opsLeft, at, grant, attempts,
-                   hadHost, drained, cpc, cgrant, owed, stranded>>
+                   hadHost, drained, cleanerPc, cleanerGrant, owed, stranded>>
 
 \* DrainRelease of one record: DeviceAllocator.free under the mutex.
 DrainLock(c) ==
@@ -379,7 +376,7 @@ DrainLock(c) ==
     /\ Goto(c, "free")
     /\ UNCHANGED <<state, inFlight, table, dev, unitOf, arenaOf, releases, buf,
                    host, collector, collected, waiters, opsLeft, at, grant,
-                   attempts, hadHost, drained, cpc, cgrant, owed, stranded>>
+                   attempts, hadHost, drained, cleanerPc, cleanerGrant, owed, stranded>>
 
 DrainFree(c) ==
     /\ pc[c] = "free"
@@ -392,7 +389,7 @@ DrainFree(c) ==
     /\ Goto(c, "release")
     /\ UNCHANGED <<state, inFlight, table, unitOf, arenaOf, buf, host,
                    collector, collected, waiters, opsLeft, at, grant, attempts,
-                   hadHost, cpc, cgrant, stranded>>
+                   hadHost, cleanerPc, cleanerGrant, stranded>>
 
 \* Every record deallocated: CloseUnlock (and the host lock).
 CloseEnd(c) ==
@@ -401,7 +398,7 @@ CloseEnd(c) ==
     /\ Goto(c, "done")
     /\ UNCHANGED <<state, inFlight, table, dev, unitOf, arenaOf, releases, buf,
                    mutex, collector, collected, waiters, opsLeft, at, grant,
-                   attempts, hadHost, drained, cpc, cgrant, owed, stranded>>
+                   attempts, hadHost, drained, cleanerPc, cleanerGrant, owed, stranded>>
 
 -----------------------------------------------------------------------------
 
@@ -464,7 +461,7 @@ TypeOK ==
     /\ attempts \in [Users -> 0..(MaxAttempts - 1)]
     /\ hadHost \in [Users -> BOOLEAN]
     /\ drained \in [Closers -> SUBSET Grants]
-    /\ cpc \in {"idle", "lock", "free"} /\ cgrant \in {0} \cup Grants
+    /\ cleanerPc \in {"idle", "lock", "free"} /\ cleanerGrant \in {0} \cup Grants
     /\ owed \in [Users -> SUBSET Grants] /\ stranded \subseteq Grants
 
 \* Who holds a grant's record: an arena's table, a malloc between the device
@@ -472,7 +469,7 @@ TypeOK ==
 Holders(g) ==
     Cardinality({a \in Arenas : g \in table[a]})
     + Cardinality({t \in Users : pc[t] = "insert" /\ grant[t] = g})
-    + (IF cpc # "idle" /\ cgrant = g THEN 1 ELSE 0)
+    + (IF cleanerPc # "idle" /\ cleanerGrant = g THEN 1 ELSE 0)
     + Cardinality({c \in Closers : g \in drained[c]})
 
 \* No allocation lost or released twice, across arenas and the device:
@@ -496,14 +493,14 @@ UsedMatchesGrants ==
     Cardinality(Units \ FreeUnits)
         = Sum([a \in Arenas |-> Cardinality(table[a])])
           + Cardinality({t \in Users : pc[t] = "insert"})
-          + (IF cpc = "idle" THEN 0 ELSE 1)
+          + (IF cleanerPc = "idle" THEN 0 ELSE 1)
           + Sum([c \in Closers |-> Cardinality(drained[c])])
 
 \* The guard counts the calls past it, the Cleaner's included.
 InFlightCounts ==
     \A a \in Arenas :
         inFlight[a] = Cardinality({t \in Users : InCall(t) /\ at[t] = a})
-                      + (IF cpc # "idle" /\ arenaOf[cgrant] = a THEN 1 ELSE 0)
+                      + (IF cleanerPc # "idle" /\ arenaOf[cleanerGrant] = a THEN 1 ELSE 0)
 
 \* At most one collection runs.
 SingleFlight ==
@@ -513,11 +510,11 @@ SingleFlight ==
 \* the host lock at its start holds nothing and is left out.
 WaitsFor(p) ==
     IF p = Cleaner
-      THEN IF cpc = "lock" /\ mutex # NoOne THEN {mutex} ELSE {}
+      THEN IF cleanerPc = "lock" /\ mutex # NoOne THEN {mutex} ELSE {}
     ELSE IF p \in Closers
       THEN CASE pc[p] = "drain" /\ inFlight[CloseArena] > 0
                   -> {t \in Users : InCall(t) /\ at[t] = CloseArena}
-                     \cup (IF cpc # "idle" /\ arenaOf[cgrant] = CloseArena
+                     \cup (IF cleanerPc # "idle" /\ arenaOf[cleanerGrant] = CloseArena
                              THEN {Cleaner} ELSE {})
              [] pc[p] = "release" /\ drained[p] # {} /\ mutex # NoOne
                   -> {mutex}
@@ -556,7 +553,8 @@ StrandedOnlyWhileClosing ==
 \* joined a collection too late to see (LockOrdering's excuse) and, with
 \* ExcuseClosing, garbage whose cleaning ran while its arena was closing.
 OomOnlyAfterReclaim ==
-    [][\A t \in Users : OutOfMemory(t) => owed[t] = {}]_vars
+    [][\A t \in Users :
+         OutOfMemory(t) => owed[t] \ (IF ExcuseClosing THEN stranded ELSE {}) = {}]_vars
 
 \* Every allocation returns, with a buffer or out-of-memory.
 AllocationReturns == \A t \in Users : InCall(t) ~> ~InCall(t)

@@ -7,21 +7,21 @@
 EXTENDS KeelSystem
 
 CleanerStartClosingRemoves ==
-    /\ cpc = "idle"
+    /\ cleanerPc = "idle"
     /\ \E g \in Made :
          /\ buf[g] = "pending"
          /\ CASE state[arenaOf[g]] = "OPEN" ->
                    /\ inFlight' = [inFlight EXCEPT ![arenaOf[g]] = @ + 1]
                    /\ table' = [table EXCEPT ![arenaOf[g]] = @ \ {g}]
                    /\ buf' = [buf EXCEPT ![g] = "cleaning"]
-                   /\ cpc' = "lock" /\ cgrant' = g
+                   /\ cleanerPc' = "lock" /\ cleanerGrant' = g
                  [] state[arenaOf[g]] = "CLOSING" ->
                    /\ table' = [table EXCEPT ![arenaOf[g]] = @ \ {g}]
                    /\ buf' = [buf EXCEPT ![g] = "cleaned"]
-                   /\ UNCHANGED <<inFlight, cpc, cgrant>>
+                   /\ UNCHANGED <<inFlight, cleanerPc, cleanerGrant>>
                  [] OTHER ->
                    /\ buf' = [buf EXCEPT ![g] = "cleaned"]
-                   /\ UNCHANGED <<inFlight, table, cpc, cgrant>>
+                   /\ UNCHANGED <<inFlight, table, cleanerPc, cleanerGrant>>
     /\ UNCHANGED <<state, dev, unitOf, arenaOf, releases, mutex, host,
                    collector, collected, waiters, pc, opsLeft, at, grant,
                    attempts, hadHost, drained, owed, stranded>>

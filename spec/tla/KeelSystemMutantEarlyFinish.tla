@@ -8,24 +8,21 @@
 EXTENDS KeelSystem
 
 CleanerStartFinishFirst ==
-    /\ cpc = "idle"
+    /\ cleanerPc = "idle"
     /\ \E g \in Made :
          /\ buf[g] = "pending"
          /\ IF state[arenaOf[g]] = "OPEN"
               THEN /\ inFlight' = [inFlight EXCEPT ![arenaOf[g]] = @ + 1]
                    /\ table' = [table EXCEPT ![arenaOf[g]] = @ \ {g}]
                    /\ buf' = [buf EXCEPT ![g] = "cleaned"]
-                   /\ cpc' = "lock" /\ cgrant' = g
-                   /\ UNCHANGED <<stranded, owed>>
+                   /\ cleanerPc' = "lock" /\ cleanerGrant' = g
+                   /\ UNCHANGED stranded
               ELSE /\ buf' = [buf EXCEPT ![g] = "cleaned"]
                    /\ stranded' = stranded \cup {g}
-                   /\ owed' = IF ExcuseClosing
-                                THEN [t \in Users |-> owed[t] \ {g}]
-                                ELSE owed
-                   /\ UNCHANGED <<inFlight, table, cpc, cgrant>>
+                   /\ UNCHANGED <<inFlight, table, cleanerPc, cleanerGrant>>
     /\ UNCHANGED <<state, dev, unitOf, arenaOf, releases, mutex, host,
                    collector, collected, waiters, pc, opsLeft, at, grant,
-                   attempts, hadHost, drained>>
+                   attempts, hadHost, drained, owed>>
 
 MutantNext ==
     \/ \E t \in Users : MallocEnter(t) \/ AllocStep(t) \/ Drop(t)
