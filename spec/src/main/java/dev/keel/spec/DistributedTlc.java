@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -128,7 +129,13 @@ public final class DistributedTlc {
         long deadline = start + timeout.toNanos();
         Process serverProcess = new ProcessBuilder(server).directory(tlaDir.toFile())
                 .redirectErrorStream(true).redirectOutput(output.toFile()).start();
-        List<Process> workers = new ArrayList<>();
+        List<Process> workers = new CopyOnWriteArrayList<>();
+        // A run stopped from outside (Ctrl-C) takes the server and its workers with it.
+        Thread stop = new Thread(() -> {
+            workers.forEach(DistributedTlc::kill);
+            kill(serverProcess);
+        }, "keel-distributed-tlc-stop");
+        Runtime.getRuntime().addShutdownHook(stop);
         try {
             awaitReady(serverProcess, output, deadline);
             for (int i = 0; i < cluster.workers().size(); i++) {
@@ -144,8 +151,12 @@ public final class DistributedTlc {
             String text = new String(Files.readAllBytes(output), StandardCharsets.UTF_8);
             return new Run(finished ? serverProcess.exitValue() : -1, finished, text, elapsed);
         } finally {
-            workers.forEach(DistributedTlc::kill);
-            kill(serverProcess);
+            stop.run();
+            try {
+                Runtime.getRuntime().removeShutdownHook(stop);
+            } catch (IllegalStateException shuttingDown) {
+                // the hook runs already
+            }
         }
     }
 
