@@ -153,8 +153,10 @@ public final class TlcRunner {
         }
         List<ModelHeader> local = models.stream().filter(m -> !distributed.contains(m)).toList();
         int parallelism = Math.max(1, Math.min(local.size(), Runtime.getRuntime().availableProcessors()));
-        System.out.printf("[tlc] %d model(s), tier %s, %d at a time: %s%n", local.size(), tier.label(),
-                parallelism, local.stream().map(ModelHeader::name).toList());
+        if (!local.isEmpty()) {
+            System.out.printf("[tlc] %d model(s), tier %s, %d at a time: %s%n", local.size(), tier.label(),
+                    parallelism, local.stream().map(ModelHeader::name).toList());
+        }
         cluster.ifPresent(c -> System.out.printf("[tlc] then on distributed TLC (server %s:%d, %d worker(s) started"
                 + " here), one at a time: %s%n", c.serverHostname(), c.port(), c.workers().size(),
                 distributed.stream().map(ModelHeader::name).toList()));
