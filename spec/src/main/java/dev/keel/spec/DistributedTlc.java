@@ -194,10 +194,18 @@ public final class DistributedTlc {
         Files.createDirectories(tmpDir);
         Process worker = new ProcessBuilder(workerCommand(tlaTools, tmpDir, new WorkerHost(List.of(), address,
                 serverHost), port, threads)).inheritIO().start();
+        // Stopping this JVM (Ctrl-C, kill) stops the worker too.
+        Thread stop = new Thread(() -> kill(worker), "keel-tlc-worker-stop");
+        Runtime.getRuntime().addShutdownHook(stop);
         try {
             return worker.waitFor();
         } finally {
             kill(worker);
+            try {
+                Runtime.getRuntime().removeShutdownHook(stop);
+            } catch (IllegalStateException shuttingDown) {
+                // the hook runs already
+            }
         }
     }
 
