@@ -22,7 +22,7 @@ public final class Keel {
     static final int EXIT_USAGE = 2;
     static final int EXIT_UNAVAILABLE = 3;
 
-    private static final List<Command> COMMANDS = List.of(new DemoCommand(), new CheckCommand());
+    private static final List<Command> COMMANDS = List.of(new DemoCommand(), new CheckCommand(), new WorkerCommand());
 
     private Keel() {
     }

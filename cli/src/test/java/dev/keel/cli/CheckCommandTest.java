@@ -40,6 +40,26 @@ class CheckCommandTest {
     }
 
     @Test
+    void distributedOptionsNeedTheDeepModelsAndAServerAddress() {
+        assertUsage("--workers needs --deep", "check", "--workers", "2");
+        assertUsage("--server needs --hostname", "check", "--deep", "--server");
+        assertUsage("--port needs --server", "check", "--deep", "--workers", "2", "--port", "9000");
+        assertUsage("--workers '0' must be between 1 and 64", "check", "--deep", "--workers", "0");
+    }
+
+    @Test
+    void aWorkerNeedsItsServerAndItsOwnAddress() {
+        assertUsage("the server's HOST comes first", "worker", "--hostname", "10.0.0.2");
+        assertUsage("--hostname is needed", "worker", "10.0.0.1");
+    }
+
+    private static void assertUsage(String message, String... args) {
+        CommandLine result = CommandLine.run(args);
+        assertEquals(Keel.EXIT_USAGE, result.status(), result.err());
+        assertTrue(result.errorLine().contains(message), result.err());
+    }
+
+    @Test
     void aMissingModelDirectoryIsReported() {
         String home = System.getProperty(CheckCommand.HOME_PROPERTY);
         System.setProperty(CheckCommand.HOME_PROPERTY, "/nonexistent");

