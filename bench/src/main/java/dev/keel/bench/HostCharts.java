@@ -83,10 +83,10 @@ public final class HostCharts {
     /** JMH's CSV: a header row, then one row per benchmark and parameter set; fields quoted when they need it. */
     static List<Map<String, String>> readJmhCsv(Path file) throws IOException {
         List<String> lines = Files.readAllLines(file, StandardCharsets.UTF_8);
-        List<String> header = fields(lines.get(0));
+        List<String> header = ThreadCountResults.fields(lines.get(0));
         List<Map<String, String>> rows = new ArrayList<>();
         for (String line : lines.subList(1, lines.size())) {
-            List<String> values = fields(line);
+            List<String> values = ThreadCountResults.fields(line);
             Map<String, String> row = new TreeMap<>();
             for (int i = 0; i < header.size() && i < values.size(); i++) {
                 row.put(header.get(i), values.get(i));
@@ -94,24 +94,5 @@ public final class HostCharts {
             rows.add(row);
         }
         return rows;
-    }
-
-    private static List<String> fields(String line) {
-        List<String> fields = new ArrayList<>();
-        StringBuilder field = new StringBuilder();
-        boolean quoted = false;
-        for (int i = 0; i < line.length(); i++) {
-            char c = line.charAt(i);
-            if (c == '"') {
-                quoted = !quoted;
-            } else if (c == ',' && !quoted) {
-                fields.add(field.toString());
-                field.setLength(0);
-            } else {
-                field.append(c);
-            }
-        }
-        fields.add(field.toString());
-        return fields;
     }
 }

@@ -87,8 +87,8 @@ final class ThreadCountResults {
                 : field;
     }
 
-    /** The fields of one CSV line, unquoted. */
-    private static List<String> fields(String line) {
+    /** The fields of one CSV line, unquoted (also JMH's CSV, {@link HostCharts}). */
+    static List<String> fields(String line) {
         List<String> fields = new ArrayList<>();
         StringBuilder field = new StringBuilder();
         boolean quoted = false;

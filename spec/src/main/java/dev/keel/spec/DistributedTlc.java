@@ -132,8 +132,8 @@ public final class DistributedTlc {
         List<Process> workers = new CopyOnWriteArrayList<>();
         // A run stopped from outside (Ctrl-C) takes the server and its workers with it.
         Thread stop = new Thread(() -> {
-            workers.forEach(DistributedTlc::kill);
-            kill(serverProcess);
+            workers.forEach(TlcRunner::kill);
+            TlcRunner.kill(serverProcess);
         }, "keel-distributed-tlc-stop");
         Runtime.getRuntime().addShutdownHook(stop);
         try {
@@ -195,12 +195,12 @@ public final class DistributedTlc {
         Process worker = new ProcessBuilder(workerCommand(tlaTools, tmpDir, new WorkerHost(List.of(), address,
                 serverHost), port, threads)).inheritIO().start();
         // Stopping this JVM (Ctrl-C, kill) stops the worker too.
-        Thread stop = new Thread(() -> kill(worker), "keel-tlc-worker-stop");
+        Thread stop = new Thread(() -> TlcRunner.kill(worker), "keel-tlc-worker-stop");
         Runtime.getRuntime().addShutdownHook(stop);
         try {
             return worker.waitFor();
         } finally {
-            kill(worker);
+            TlcRunner.kill(worker);
             try {
                 Runtime.getRuntime().removeShutdownHook(stop);
             } catch (IllegalStateException shuttingDown) {
@@ -231,16 +231,6 @@ public final class DistributedTlc {
     static int freePort() throws IOException {
         try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             return socket.getLocalPort();
-        }
-    }
-
-    private static void kill(Process process) {
-        process.descendants().forEach(ProcessHandle::destroyForcibly);
-        process.destroyForcibly();
-        try {
-            process.waitFor();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
         }
     }
 }

@@ -341,7 +341,7 @@ public final class TlcRunner {
     }
 
     /** Kills a TLC process and anything it started; does nothing to one that has exited. */
-    private static void kill(Process process) {
+    static void kill(Process process) {
         process.descendants().forEach(ProcessHandle::destroyForcibly);
         process.destroyForcibly();
         try {
