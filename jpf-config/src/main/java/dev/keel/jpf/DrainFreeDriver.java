@@ -17,6 +17,10 @@ import dev.keel.VmmArena;
  *
  * <p>The arena and the backend are declared {@linkplain Scenario#sharing shared}, as in
  * {@link DrainDriver}.
+ *
+ * <p>Catches, under JPF: a free without the in-flight guard (the drain snapshots the record, the
+ * free then removes and releases it, and the closer releases it again). Lincheck's 100
+ * invocations of the Lincheck gate do not reach that interleaving.
  */
 public final class DrainFreeDriver implements Runnable {
 

@@ -4,10 +4,13 @@ import java.util.List;
 
 /**
  * The kernel variants {@link JpfGate} runs under Java PathFinder, each with the driver that must
- * catch it and the property JPF must report. Three are {@link KernelMutant}s of the Lincheck gate,
- * built from the same patches; the fourth is JPF's own: a shared field that loses its
- * {@code volatile}, which no check of a driver and no sequentially consistent model checker can
- * tell from the kernel, but which is a data race the race detector must report.
+ * catch it and the property JPF must report. Four are {@link KernelMutant}s of the Lincheck gate,
+ * built from the same patches: three on the drivers that catch them there, and (2) also on
+ * {@code DrainFreeDriver}, which has no mutant of its own in the Lincheck gate (Lincheck's 100
+ * invocations of it missed (2); JPF's exhaustive search does not). The last is JPF's own: a
+ * shared field that loses its {@code volatile}, which no check of a driver and no sequentially
+ * consistent model checker can tell from the kernel, but which is a data race the race detector
+ * must report.
  */
 enum JpfMutant {
 
@@ -18,6 +21,9 @@ enum JpfMutant {
 
     CHECK_BEFORE_ENTER(KernelMutant.CHECK_BEFORE_ENTER.description(), Driver.DRAIN, Expect.CHECK_FAILS,
             KernelMutant.CHECK_BEFORE_ENTER.patches()),
+
+    FREE_WITHOUT_GUARD_DRAIN(KernelMutant.FREE_WITHOUT_GUARD.description() + ", against closeAndDrain", Driver.DRAIN_FREE,
+            Expect.CHECK_FAILS, KernelMutant.FREE_WITHOUT_GUARD.patches()),
 
     // FreeCloseDriver, not CloseDriver: there the second close only reads the state, under the close
     // lock, after the first close wrote it, so there is no race to report; here a free reads it
