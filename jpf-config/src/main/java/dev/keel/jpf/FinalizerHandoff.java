@@ -19,7 +19,12 @@ final class FinalizerHandoff implements Runnable {
 
     @Override
     public void run() {
-        maxRunning.accumulateAndGet(running.incrementAndGet(), Math::max);
+        int now = running.incrementAndGet();
+        // A compare-and-set loop, not accumulateAndGet: jpf-core's AtomicInteger supports only the
+        // plain atomic operations (its accumulateAndGet fails on a missing Unsafe).
+        for (int max = maxRunning.get(); max < now && !maxRunning.compareAndSet(max, now); max = maxRunning.get()) {
+            // another collection raised the maximum meanwhile: compare again
+        }
         requested.countDown();
         awaitUninterruptibly(freed);
         running.decrementAndGet();

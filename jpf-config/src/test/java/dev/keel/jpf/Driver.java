@@ -12,6 +12,7 @@ package dev.keel.jpf;
 enum Driver {
     BUMP("BumpDriver", 100),
     DRAIN("DrainDriver", 100),
+    DRAIN_FREE("DrainFreeDriver", 100),
     FREE_CLOSE("FreeCloseDriver", 100),
     CLOSE("CloseDriver", 100),
     CALLBACK_CLOSE("CallbackCloseDriver", 100),

@@ -45,7 +45,7 @@ class ModelCheckingTest {
     @EnumSource(KernelMutant.class)
     void mutantIsCaught(KernelMutant mutant, @TempDir Path workDir) throws IOException {
         assumeTrue(!"false".equals(System.getProperty("keel.mutants")), "mutants skipped (-Dkeel.mutants=false)");
-        Path variant = MutantKernel.build(mutant, KERNEL_SOURCES, DRIVER_SOURCES, workDir);
+        Path variant = MutantKernel.build(mutant.patches(), KERNEL_SOURCES, DRIVER_SOURCES, workDir);
         DriverRun.Outcome outcome = MutantJvm.run(variant, mutant.catcher(), mutant.invocations(), workDir);
         KernelMutant.Expect expect = mutant.expect();
         Summary.shared().add(mutant.catcher().simpleName(), mutant.description(), tool(mutant.invocations()),

@@ -16,7 +16,8 @@ import javax.tools.ToolProvider;
  * Builds a kernel variant from the real kernel sources: copies {@code kernel/src/main/java}
  * (without {@code module-info.java}: the variant runs on the class path, as the drivers do), applies
  * a mutant's patches and compiles it together with the drivers' sources into a fresh directory,
- * which {@link MutantJvm} puts at the head of a new JVM's class path. So the drivers run against
+ * which {@link MutantJvm} puts at the head of a new JVM's class path (and {@link JpfGate} at the head
+ * of JPF's). So the drivers run against
  * the variant exactly as they run against the shipped kernel, and a mutant can never drift from
  * the code it mutates: when the anchored code changes, {@link Patch} fails.
  */
@@ -25,13 +26,13 @@ final class MutantKernel {
     private MutantKernel() {
     }
 
-    /** Compiles the kernel with {@code mutant}'s patches and the drivers; returns the classes directory. */
-    static Path build(KernelMutant mutant, Path kernelSources, Path driverSources, Path workDir) {
+    /** Compiles the kernel with {@code patches} applied, and the drivers; returns the classes directory. */
+    static Path build(List<Patch> patches, Path kernelSources, Path driverSources, Path workDir) {
         try {
             Path src = workDir.resolve("src");
             Path classes = workDir.resolve("classes");
             copyTree(kernelSources, src);
-            for (Patch patch : mutant.patches()) {
+            for (Patch patch : patches) {
                 Path file = src.resolve(patch.file());
                 Files.writeString(file, patch.applyTo(Files.readString(file, StandardCharsets.UTF_8)), StandardCharsets.UTF_8);
             }

@@ -1,0 +1,262 @@
+package dev.keel.jpf;
+
+import java.io.IOException;
+import java.net.URISyntaxException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import java.util.jar.JarEntry;
+import java.util.jar.JarFile;
+import java.util.jar.JarOutputStream;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
+/**
+ * The {@code jpf} profile's gate: Java PathFinder over every scenario driver on the shipped kernel
+ * (each must report no error) and over each {@link JpfMutant} (its driver must report the error
+ * the mutant expects), with the same result table as the Lincheck gate, in
+ * {@code target/jpf-summary.md}. Exits non-zero unless all of that holds.
+ *
+ * <p>First it builds this module's JPF extension ({@code src/jpf-ext/}) against the given
+ * jpf-core: the model classes (JDK classes as JPF should see them) with the javac of the JDK that
+ * runs JPF, into a jar, since they replace parts of that JDK's {@code java.base}; and the host
+ * classes (native peers and listeners) against jpf-core's {@code jpf.jar}. Each run's output
+ * names the model classes JPF loaded from the jar and their peers (the extension's
+ * {@code ExtensionUse} listener), and how often {@code Thread.onSpinWait} was met; the gate fails
+ * if, over the runs on the shipped kernel, a model class was never used or got one of jpf-core's
+ * peers, or no spin was met, so that a class path that lets jpf-core's models win cannot pass.
+ *
+ * <p>Arguments: jpf-core's folder (with {@code build/RunJPF.jar} and {@code build/jpf.jar}), the
+ * {@code java} of a JDK 17 to run JPF (jpf-core's java-17 branch reads that JDK's class files),
+ * and this module's folder. {@code -Dkeel.jpf.limit=S} bounds each JPF run (default 900 s; a run
+ * cut off is inconclusive, which fails the gate).
+ */
+final class JpfGate {
+
+    private static final Pattern ELAPSED = Pattern.compile("elapsed time:\\s+(\\S+)");
+    private static final Pattern STATES = Pattern.compile("states:\\s+new=(\\d+)");
+    private static final Pattern MODEL = Pattern.compile("keel-jpf-ext: model (\\S+) peer (\\S+)");
+    private static final Pattern SPINS = Pattern.compile("keel-jpf-ext: onSpinWait skipped (\\d+)");
+    private static final String TOOL = "JPF (jpf-core java-17), exhaustive";
+
+    private final Path jpfHome;
+    private final Path java;
+    private final Path module;
+    private final Path work;
+    private final long limitSeconds = Long.getLong("keel.jpf.limit", 900);
+    private final Summary summary;
+    private final Map<String, String> peersSeen = new TreeMap<>();
+    private long spinsSkipped;
+    private final List<String> failures = new ArrayList<>();
+
+    private JpfGate(Path jpfHome, Path java, Path module) {
+        this.jpfHome = jpfHome;
+        this.java = java;
+        this.module = module;
+        this.work = module.resolve("target/jpf");
+        this.summary = new Summary("`./mvnw -Pjpf` in jpf-config (JpfGate)", module.resolve("target/jpf-summary.md"), "jpf");
+    }
+
+    public static void main(String[] args) throws Exception {
+        JpfGate gate = new JpfGate(Path.of(args[0]).toAbsolutePath(), Path.of(args[1]), Path.of(args[2]).toAbsolutePath());
+        gate.buildExtension();
+        for (Driver driver : Driver.values()) {
+            if (!driver.isLinearizabilityTest()) {
+                gate.runOnKernel(driver);
+            }
+        }
+        gate.checkExtensionUse();
+        for (JpfMutant mutant : JpfMutant.values()) {
+            gate.runOnMutant(mutant);
+        }
+        gate.summary.write();
+        if (!gate.failures.isEmpty()) {
+            System.err.println("JPF gate FAILED:\n  " + String.join("\n  ", gate.failures));
+            System.exit(1);
+        }
+    }
+
+    // ------------------------------------------------------------------ the extension
+
+    private void buildExtension() throws IOException, InterruptedException, URISyntaxException {
+        Path jdk = java.toAbsolutePath().getParent().getParent();
+        String release = Files.readString(jdk.resolve("release"), StandardCharsets.UTF_8);
+        if (!release.contains("JAVA_VERSION=\"17")) {
+            throw new IllegalStateException(jdk + " is not a JDK 17 (jpf-core's java-17 branch runs on one): set -Djpf.java");
+        }
+        Path javac = jdk.resolve("bin/javac");
+        Path ext = module.resolve("src/jpf-ext");
+        Path classes = work.resolve("model-classes");
+        deleteTree(work);
+        // The model classes go where JPF looks for classes of java.base in a jar: modules/java.base/.
+        compile(javac, ext.resolve("model"), classes.resolve("modules/java.base"),
+                "--patch-module", "java.base=" + ext.resolve("model/java.base"));
+        jar(classes, work.resolve("keel-jpf-model.jar"));
+        compile(javac, ext.resolve("host"), work.resolve("host"), "-cp", jpfHome.resolve("build/jpf.jar").toString());
+        // The kernel's classes carry JSpecify's annotations, which JPF loads with them.
+        Path jspecify = Path.of(org.jspecify.annotations.Nullable.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+        Files.copy(jspecify, work.resolve("jspecify.jar"), StandardCopyOption.REPLACE_EXISTING);
+    }
+
+    private static void compile(Path javac, Path sources, Path out, String... options) throws IOException, InterruptedException {
+        List<String> command = new ArrayList<>(List.of(javac.toString(), "-nowarn", "-encoding", "UTF-8", "-d", out.toString()));
+        command.addAll(List.of(options));
+        try (Stream<Path> files = Files.walk(sources)) {
+            files.filter(f -> f.toString().endsWith(".java")).forEach(f -> command.add(f.toString()));
+        }
+        Process p = new ProcessBuilder(command).inheritIO().start();
+        if (p.waitFor() != 0) {
+            throw new IllegalStateException("the JPF extension does not compile: " + sources);
+        }
+    }
+
+    private static void jar(Path classes, Path jar) throws IOException {
+        try (JarOutputStream out = new JarOutputStream(Files.newOutputStream(jar)); Stream<Path> files = Files.walk(classes)) {
+            for (Path f : (Iterable<Path>) files.filter(Files::isRegularFile)::iterator) {
+                out.putNextEntry(new JarEntry(classes.relativize(f).toString().replace('\\', '/')));
+                Files.copy(f, out);
+                out.closeEntry();
+            }
+        }
+    }
+
+    private Set<String> modelClasses() throws IOException {
+        Set<String> names = new TreeSet<>();
+        try (JarFile jar = new JarFile(work.resolve("keel-jpf-model.jar").toFile())) {
+            jar.stream().map(JarEntry::getName).filter(n -> n.endsWith(".class"))
+                    .forEach(n -> names.add(n.substring("modules/java.base/".length(), n.length() - ".class".length()).replace('/', '.')));
+        }
+        return names;
+    }
+
+    private void checkExtensionUse() throws IOException {
+        for (String model : modelClasses()) {
+            String peer = peersSeen.get(model);
+            if (peer == null) {
+                failures.add("model class " + model + " was never loaded from the extension's jar");
+            } else if (peer.startsWith("gov.nasa.jpf.")) {
+                failures.add("model class " + model + " got jpf-core's peer " + peer + " instead of the extension's");
+            }
+        }
+        if (spinsSkipped == 0) {
+            failures.add("no run met Thread.onSpinWait: the SpinWaitHint listener is not shown used");
+        }
+        System.out.println("JPF extension used: " + peersSeen + "; onSpinWait skipped " + spinsSkipped + " times");
+    }
+
+    // ------------------------------------------------------------------ runs
+
+    private void runOnKernel(Driver driver) throws IOException, InterruptedException {
+        Run run = jpf(driver, "kernel", null);
+        if (run.outcome.verdict() != DriverRun.Verdict.PASSED) {
+            failures.add(driver.simpleName() + " on the kernel: " + run.outcome.reason());
+        }
+        Matcher m = MODEL.matcher(run.log);
+        while (m.find()) {
+            peersSeen.put(m.group(1), m.group(2));
+        }
+        Matcher s = SPINS.matcher(run.log);
+        while (s.find()) {
+            spinsSkipped += Long.parseLong(s.group(1));
+        }
+        summary.add(driver.simpleName(), "kernel", TOOL, "must pass", run.outcome);
+    }
+
+    private void runOnMutant(JpfMutant mutant) throws IOException, InterruptedException {
+        Path dir = work.resolve("mutants").resolve(mutant.name());
+        Path variant = MutantKernel.build(mutant.patches(), module.resolve("../kernel/src/main/java"),
+                module.resolve("src/main/java"), dir);
+        Run run = jpf(mutant.catcher(), mutant.name(), variant);
+        boolean caught = run.outcome.verdict() == DriverRun.Verdict.FAILED && mutant.expect().matches(run.property, run.message);
+        if (!caught) {
+            failures.add("mutant " + mutant.description() + " not caught by " + mutant.catcher().simpleName()
+                    + " (expected: " + mutant.expect().label() + "): " + run.outcome.reason());
+        }
+        summary.add(mutant.catcher().simpleName(), mutant.description(), TOOL, "must be caught: " + mutant.expect().label(),
+                run.outcome, mutant.expect().label());
+    }
+
+    /** JPF's output of one run, and what the gate reads from it. */
+    private record Run(DriverRun.Outcome outcome, String property, String message, String log) {
+    }
+
+    /**
+     * Runs {@code driver}'s configuration; with {@code variant} (a mutant's classes), those replace
+     * the drivers and the kernel on JPF's class path.
+     */
+    private Run jpf(Driver driver, String label, Path variant) throws IOException, InterruptedException {
+        Path config = module.resolve("src/jpf").resolve(driver.simpleName() + ".jpf");
+        Path log = work.resolve("logs").resolve(driver.simpleName() + "-" + label + ".log");
+        Files.createDirectories(log.getParent());
+        List<String> command = new ArrayList<>(List.of(java.toString(), "-Xmx4g", "-jar", jpfHome.resolve("build/RunJPF.jar").toString()));
+        if (variant != null) {
+            command.add("+classpath=" + work.resolve("keel-jpf-model.jar") + ";" + variant + ";" + work.resolve("jspecify.jar"));
+        }
+        command.add(config.toString());
+        System.out.println("== JPF: " + driver.simpleName() + " on " + label);
+        long start = System.nanoTime();
+        Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        boolean finished = p.waitFor(limitSeconds, TimeUnit.SECONDS);
+        if (!finished) {
+            p.destroyForcibly().waitFor();
+        }
+        double seconds = (System.nanoTime() - start) / 1e9;
+        String text = Files.readString(log, StandardCharsets.UTF_8);
+        String stats = stats(text);
+        DriverRun.Outcome outcome;
+        String property = "";
+        String message = "";
+        if (!finished) {
+            outcome = new DriverRun.Outcome(DriverRun.Verdict.INCONCLUSIVE, seconds,
+                    "no result within " + limitSeconds + " s (JVM killed)", text);
+        } else if (text.contains("\nno errors detected")) {
+            outcome = new DriverRun.Outcome(DriverRun.Verdict.PASSED, seconds, "no errors detected, " + stats, "");
+        } else {
+            String[] error = firstError(text);
+            property = error[0];
+            message = error[1];
+            outcome = new DriverRun.Outcome(DriverRun.Verdict.FAILED, seconds,
+                    property.substring(property.lastIndexOf('.') + 1) + ": " + message + " (" + stats + ")", text);
+        }
+        System.out.println("   " + outcome.reason() + String.format(" [%.1f s]", seconds));
+        return new Run(outcome, property, message, text);
+    }
+
+    private static String stats(String text) {
+        Matcher states = STATES.matcher(text);
+        Matcher elapsed = ELAPSED.matcher(text);
+        return (states.find() ? String.format("%,d", Long.parseLong(states.group(1))) : "?") + " states, "
+                + (elapsed.find() ? elapsed.group(1) : "?");
+    }
+
+    /** The property and first message line of JPF's first error, or why there is none. */
+    private static String[] firstError(String text) {
+        String[] lines = text.split("\n");
+        for (int i = 0; i + 2 < lines.length; i++) {
+            if (lines[i].startsWith("====") && lines[i].endsWith(" error 1")) {
+                return new String[] {lines[i + 1].trim(), lines[i + 2].trim()};
+            }
+        }
+        return new String[] {"(no error report)", lines.length > 0 ? lines[lines.length - 1] : "(no output)"};
+    }
+
+    private static void deleteTree(Path dir) throws IOException {
+        if (!Files.exists(dir)) {
+            return;
+        }
+        try (Stream<Path> files = Files.walk(dir)) {
+            for (Path f : (Iterable<Path>) files.sorted((a, b) -> b.compareTo(a))::iterator) {
+                Files.delete(f);
+            }
+        }
+    }
+}
