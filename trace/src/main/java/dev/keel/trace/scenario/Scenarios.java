@@ -1,6 +1,7 @@
 package dev.keel.trace.scenario;
 
 import dev.keel.ArenaErrorHandler;
+import dev.keel.ArenaState;
 import dev.keel.VmmArena;
 import java.util.ArrayList;
 import java.util.List;
@@ -248,7 +249,7 @@ public final class Scenarios {
         Thread director = thread("director", () -> {
             await(inDevice);
             draining.start();
-            while (arena.state() != dev.keel.ArenaState.CLOSING) {
+            while (arena.state() != ArenaState.CLOSING) {
                 Thread.onSpinWait();
             }
             waiting.start();
