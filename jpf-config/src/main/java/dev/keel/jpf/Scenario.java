@@ -8,6 +8,7 @@ import java.util.Deque;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -55,6 +56,7 @@ final class Scenario {
     /** Starts every thread, joins them all, and throws the first failure (as an {@link AssertionError}). */
     void runAll() {
         publishReachable(shared);
+        initialiseLazyJdkClasses();
         for (Thread t : threads) {
             t.start();
         }
@@ -101,6 +103,22 @@ final class Scenario {
                     }
                 }
             }
+        }
+    }
+
+    /**
+     * Initialises, on the starting thread, a JDK class that a blocking call initialises lazily:
+     * JDK 17's {@code Condition.await} calls {@code ForkJoinPool.managedBlock}, whose class
+     * initialiser reads system properties and fills concurrent maps. Run by whichever scenario
+     * thread first waits, it is hundreds of shared accesses, at each of which JPF would try
+     * every other thread, without any bearing on the kernel.
+     */
+    private static void initialiseLazyJdkClasses() {
+        ForkJoinPool.getCommonPoolParallelism();
+        try {
+            Class.forName("java.util.concurrent.locks.LockSupport", true, null);
+        } catch (ClassNotFoundException e) {
+            throw new IllegalStateException(e);
         }
     }
 

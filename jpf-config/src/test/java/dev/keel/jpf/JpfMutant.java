@@ -4,23 +4,38 @@ import java.util.List;
 
 /**
  * The kernel variants {@link JpfGate} runs under Java PathFinder, each with the driver that must
- * catch it and the property JPF must report. Four are {@link KernelMutant}s of the Lincheck gate,
- * built from the same patches: three on the drivers that catch them there, and (2) also on
- * {@code DrainFreeDriver}, which has no mutant of its own in the Lincheck gate (Lincheck's 100
- * invocations of it missed (2); JPF's exhaustive search does not). The last is JPF's own: a
- * shared field that loses its {@code volatile}, which no check of a driver and no sequentially
- * consistent model checker can tell from the kernel, but which is a data race the race detector
- * must report.
+ * catch it and the property JPF must report. The {@link KernelMutant}s of the Lincheck gate, built
+ * from the same patches and on the same drivers (a Lincheck hang that is a deadlock is JPF's
+ * deadlock: every thread blocked), but for two: the linearizability test's (Lincheck's own kind
+ * of test), and (8), whose hang is a livelock: the inner close parks with a timeout and looks
+ * again, JPF lets a timed park return, finds the state it left and ends that branch, and no
+ * property JPF checks (safety, deadlock) is broken by a thread that loops forever; Lincheck's loop
+ * bound reports it. Then three of JPF's own. (11) on {@code ActiveArenaDriver} and (2) on
+ * {@code DrainFreeDriver}, drivers without a mutant in the Lincheck gate: Lincheck's 100
+ * invocations missed both, JPF's exhaustive search does not. The last: a shared field that loses
+ * its {@code volatile}, which no check of a driver and no sequentially consistent model checker
+ * can tell from the kernel, but which is a data race the race detector must report.
  */
 enum JpfMutant {
 
-    PLAIN_BUMP(KernelMutant.PLAIN_BUMP.description(), Driver.BUMP, Expect.CHECK_FAILS, KernelMutant.PLAIN_BUMP.patches()),
-
-    HOST_LOCK_UNDER_ALLOCATOR_LOCK(KernelMutant.HOST_LOCK_UNDER_ALLOCATOR_LOCK.description(), Driver.LOCK_ORDERING,
-            Expect.DEADLOCK, KernelMutant.HOST_LOCK_UNDER_ALLOCATOR_LOCK.patches()),
-
-    CHECK_BEFORE_ENTER(KernelMutant.CHECK_BEFORE_ENTER.description(), Driver.DRAIN, Expect.CHECK_FAILS,
-            KernelMutant.CHECK_BEFORE_ENTER.patches()),
+    CHECK_BEFORE_ENTER(KernelMutant.CHECK_BEFORE_ENTER, Expect.CHECK_FAILS),
+    FREE_WITHOUT_GUARD(KernelMutant.FREE_WITHOUT_GUARD, Expect.CHECK_FAILS),
+    COLLECT_UNDER_ALLOCATOR_LOCK(KernelMutant.COLLECT_UNDER_ALLOCATOR_LOCK, Expect.DEADLOCK),
+    HOST_LOCK_UNDER_ALLOCATOR_LOCK(KernelMutant.HOST_LOCK_UNDER_ALLOCATOR_LOCK, Expect.DEADLOCK),
+    PLAIN_BUMP(KernelMutant.PLAIN_BUMP, Expect.CHECK_FAILS),
+    BLIND_GIVE_BACK(KernelMutant.BLIND_GIVE_BACK, Expect.CHECK_FAILS),
+    SECOND_CLOSE_RETURNS(KernelMutant.SECOND_CLOSE_RETURNS, Expect.CHECK_FAILS),
+    ACTIVATION_NOT_ATOMIC(KernelMutant.ACTIVATION_NOT_ATOMIC, Expect.CHECK_FAILS),
+    // Two collectors at once both write the reclaimer's canary, a plain field that single flight
+    // gives to one thread at a time: the race detector stops JPF there, before the driver's check.
+    NO_SINGLE_FLIGHT(KernelMutant.NO_SINGLE_FLIGHT, Expect.RACE),
+    // JPF's own, like the next one: Lincheck's 100 invocations of ActiveArenaDriver passed it, and
+    // at 1,000 Lincheck reported a hang it could not reproduce.
+    ACTIVE_READ_TWICE("(11) ActiveArena.free reads the active arena again for the call", Driver.ACTIVE_ARENA,
+            Expect.CHECK_FAILS,
+            List.of(new Patch("dev/keel/ActiveArena.java",
+                    "arena.free(va);",
+                    "ACTIVE.get().free(va); // MUTANT: the call reads the active arena again, not the one it checked\n"))),
 
     FREE_WITHOUT_GUARD_DRAIN(KernelMutant.FREE_WITHOUT_GUARD.description() + ", against closeAndDrain", Driver.DRAIN_FREE,
             Expect.CHECK_FAILS, KernelMutant.FREE_WITHOUT_GUARD.patches()),
@@ -66,6 +81,10 @@ enum JpfMutant {
     private final Driver catcher;
     private final Expect expect;
     private final List<Patch> patches;
+
+    JpfMutant(KernelMutant mutant, Expect expect) {
+        this(mutant.description(), mutant.catcher(), expect, mutant.patches());
+    }
 
     JpfMutant(String description, Driver catcher, Expect expect, List<Patch> patches) {
         this.description = description;

@@ -6,8 +6,9 @@ import java.util.List;
  * Kernel variants with one bug each, made at test time from the real kernel sources (see
  * {@link MutantKernel}), each with the driver that must catch it. The first seven are issue 4's
  * list; (8) to (10) give the remaining drivers a bug of their own, so that every driver but
- * {@code ActiveArenaDriver} is shown able to fail; the last runs (5) through the linearizability
- * test, to show that it can fail. Every one is in the gate.
+ * {@code ActiveArenaDriver} is shown able to fail (that one is, under JPF: {@link JpfMutant}'s
+ * (11)); the last runs (5) through the linearizability test, to show that it can fail. Every one
+ * is in the gate.
  *
  * <p>Not here: the weakening of the in-flight guard that only a weaker memory model than
  * sequential consistency can show (a lease taken by a release store instead of a compare-and-set).
