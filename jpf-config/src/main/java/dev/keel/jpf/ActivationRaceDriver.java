@@ -25,7 +25,7 @@ public final class ActivationRaceDriver implements Runnable {
     static final long BASE_B = 0x90_0000L;
 
     public static void main(String[] args) {
-        new ActivationRaceDriver().run();
+        Scenario.runAsProgram(new ActivationRaceDriver());
     }
 
     /** Runs the scenario once; throws {@link AssertionError} if a property fails. */

@@ -26,7 +26,7 @@ public final class ActiveArenaDriver implements Runnable {
     static final long G = 4096;
 
     public static void main(String[] args) {
-        new ActiveArenaDriver().run();
+        Scenario.runAsProgram(new ActiveArenaDriver());
     }
 
     /** Runs the scenario once; throws {@link AssertionError} if a property fails. */

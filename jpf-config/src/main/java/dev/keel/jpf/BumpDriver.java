@@ -25,7 +25,7 @@ public final class BumpDriver implements Runnable {
     static final long TOTAL = 8 * G;
 
     public static void main(String[] args) {
-        new BumpDriver().run();
+        Scenario.runAsProgram(new BumpDriver());
     }
 
     /** Runs the scenario once; throws {@link AssertionError} if a property fails. */

@@ -24,7 +24,7 @@ public final class CallbackCloseDriver implements Runnable {
     static final long BASE = 0x40_0000L;
 
     public static void main(String[] args) {
-        new CallbackCloseDriver().run();
+        Scenario.runAsProgram(new CallbackCloseDriver());
     }
 
     /** Runs the scenario once; throws {@link AssertionError} if a property fails. */

@@ -20,7 +20,7 @@ public final class CloseDriver implements Runnable {
     static final long BASE = 0x30_0000L;
 
     public static void main(String[] args) {
-        new CloseDriver().run();
+        Scenario.runAsProgram(new CloseDriver());
     }
 
     /** Runs the scenario once; throws {@link AssertionError} if a property fails. */

@@ -32,7 +32,7 @@ public final class DrainDriver implements Runnable {
     static final long BASE = 0x20_0000L;
 
     public static void main(String[] args) {
-        new DrainDriver().run();
+        Scenario.runAsProgram(new DrainDriver());
     }
 
     /** Runs the scenario once; throws {@link AssertionError} if a property fails. */

@@ -28,7 +28,7 @@ public final class DrainFreeDriver implements Runnable {
     static final long BASE = 0xb0_0000L;
 
     public static void main(String[] args) {
-        new DrainFreeDriver().run();
+        Scenario.runAsProgram(new DrainFreeDriver());
     }
 
     /** Runs the scenario once; throws {@link AssertionError} if a property fails. */

@@ -26,7 +26,7 @@ public final class FreeCloseDriver implements Runnable {
     static final long BASE = 0xa0_0000L;
 
     public static void main(String[] args) {
-        new FreeCloseDriver().run();
+        Scenario.runAsProgram(new FreeCloseDriver());
     }
 
     /** Runs the scenario once; throws {@link AssertionError} if a property fails. */

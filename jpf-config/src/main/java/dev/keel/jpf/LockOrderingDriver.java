@@ -36,7 +36,7 @@ import java.time.Duration;
 public final class LockOrderingDriver implements Runnable {
 
     public static void main(String[] args) {
-        new LockOrderingDriver().run();
+        Scenario.runAsProgram(new LockOrderingDriver());
     }
 
     /** Runs the scenario once; throws {@link AssertionError} if a property fails. */

@@ -56,7 +56,6 @@ final class Scenario {
     /** Starts every thread, joins them all, and throws the first failure (as an {@link AssertionError}). */
     void runAll() {
         publishReachable(shared);
-        initialiseLazyJdkClasses();
         for (Thread t : threads) {
             t.start();
         }
@@ -107,19 +106,23 @@ final class Scenario {
     }
 
     /**
-     * Initialises, on the starting thread, a JDK class that a blocking call initialises lazily:
-     * JDK 17's {@code Condition.await} calls {@code ForkJoinPool.managedBlock}, whose class
-     * initialiser reads system properties and fills concurrent maps. Run by whichever scenario
-     * thread first waits, it is hundreds of shared accesses, at each of which JPF would try
-     * every other thread, without any bearing on the kernel.
+     * A driver's {@code main}, the entry that JPF (and a run by hand) starts: runs {@code driver}
+     * once, after initialising on this, the only thread, a JDK class that a blocking call would
+     * otherwise initialise lazily inside the scenario. JDK 17's {@code Condition.await} calls
+     * {@code ForkJoinPool.managedBlock}, whose class initialiser reads system properties and fills
+     * concurrent maps: run by whichever scenario thread first waits, it was hundreds of shared
+     * accesses, at each of which JPF tried every other thread, without any bearing on the kernel
+     * ({@code LockOrderingDriver} did not finish). Lincheck runs the drivers' {@code run()}
+     * directly and analyses no JDK class, so it does not need this.
      */
-    private static void initialiseLazyJdkClasses() {
+    static void runAsProgram(Runnable driver) {
         ForkJoinPool.getCommonPoolParallelism();
         try {
             Class.forName("java.util.concurrent.locks.LockSupport", true, null);
         } catch (ClassNotFoundException e) {
             throw new IllegalStateException(e);
         }
+        driver.run();
     }
 
     private void runCatching(String threadName, Runnable body) {

@@ -23,7 +23,7 @@ import dev.keel.HostLock;
 public final class SingleFlightDriver implements Runnable {
 
     public static void main(String[] args) {
-        new SingleFlightDriver().run();
+        Scenario.runAsProgram(new SingleFlightDriver());
     }
 
     /** Runs the scenario once; throws {@link AssertionError} if a property fails. */
