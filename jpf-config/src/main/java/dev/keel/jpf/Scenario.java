@@ -112,8 +112,10 @@ final class Scenario {
      * {@code ForkJoinPool.managedBlock}, whose class initialiser reads system properties and fills
      * concurrent maps: run by whichever scenario thread first waits, it was hundreds of shared
      * accesses, at each of which JPF tried every other thread, without any bearing on the kernel
-     * ({@code LockOrderingDriver} did not finish). Lincheck runs the drivers' {@code run()}
-     * directly and analyses no JDK class, so it does not need this.
+     * ({@code LockOrderingDriver} did not finish). {@code LockSupport} likewise: its initialiser
+     * runs under a class-initialisation lock, a scheduling point in whichever thread parks first.
+     * Lincheck runs the drivers' {@code run()} directly and analyses no JDK class, so it does not
+     * need this.
      */
     static void runAsProgram(Runnable driver) {
         ForkJoinPool.getCommonPoolParallelism();
