@@ -10,11 +10,14 @@ import java.util.List;
  * of test), and (8), whose hang is a livelock: the inner close parks with a timeout and looks
  * again, JPF lets a timed park return, finds the state it left and ends that branch, and no
  * property JPF checks (safety, deadlock) is broken by a thread that loops forever; Lincheck's loop
- * bound reports it. Then three of JPF's own. (11) on {@code ActiveArenaDriver} and (2) on
+ * bound reports it. Then four of JPF's own. (11) on {@code ActiveArenaDriver} and (2) on
  * {@code DrainFreeDriver}, drivers without a mutant in the Lincheck gate: Lincheck's 100
- * invocations missed both, JPF's exhaustive search does not. The last: a shared field that loses
- * its {@code volatile}, which no check of a driver and no sequentially consistent model checker
- * can tell from the kernel, but which is a data race the race detector must report.
+ * invocations missed both, JPF's exhaustive search does not. (g), an access of the allocator's
+ * table without its lock, which the {@code GuardedCollections} property must stop: the check
+ * behind the configuration's exclusion of JDK collections from scheduling. The last: a shared
+ * field that loses its {@code volatile}, which no check of a driver and no sequentially
+ * consistent model checker can tell from the kernel, but which is a data race the race detector
+ * must report.
  */
 enum JpfMutant {
 
@@ -37,6 +40,18 @@ enum JpfMutant {
                     "arena.free(va);",
                     "ACTIVE.get().free(va); // MUTANT: the call reads the active arena again, not the one it checked\n"))),
 
+    // The check behind keel-jpf.properties' never_break_fields for JDK collections: an access of the
+    // allocator's table without its lock must stop JPF (GuardedCollections), or the exclusion would
+    // hide it.
+    TABLE_READ_UNLOCKED("(g) DeviceAllocator.free reads its table before taking the allocator lock", Driver.LOCK_ORDERING,
+            Expect.UNGUARDED,
+            List.of(new Patch("dev/keel/DeviceAllocator.java",
+                    "        mutex.lock(); // LockOrdering: FinalizerLock",
+                    "        if (!allocated.containsKey(handle)) { // MUTANT: the table read before the allocator lock\n"
+                            + "            throw new IllegalArgumentException(\"unknown handle \" + handle);\n"
+                            + "        }\n"
+                            + "        mutex.lock();"))),
+
     FREE_WITHOUT_GUARD_DRAIN(KernelMutant.FREE_WITHOUT_GUARD.description() + ", against closeAndDrain", Driver.DRAIN_FREE,
             Expect.CHECK_FAILS, KernelMutant.FREE_WITHOUT_GUARD.patches()),
 
@@ -55,7 +70,9 @@ enum JpfMutant {
         /** Every thread blocked. */
         DEADLOCK("deadlock"),
         /** Two threads at unordered accesses of a plain field, one of them a write. */
-        RACE("data race");
+        RACE("data race"),
+        /** Kernel code at a JDK collection without the lock that guards it. */
+        UNGUARDED("unguarded collection access");
 
         private final String label;
 
@@ -73,6 +90,7 @@ enum JpfMutant {
                 case CHECK_FAILS -> property.endsWith(".NoUncaughtExceptionsProperty") && message.contains("AssertionError");
                 case DEADLOCK -> property.endsWith(".NotDeadlockedProperty");
                 case RACE -> property.endsWith(".VolatileAwareRaceDetector") && message.startsWith("race for field");
+                case UNGUARDED -> property.endsWith(".GuardedCollections") && message.startsWith("unguarded access");
             };
         }
     }
