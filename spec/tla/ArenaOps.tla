@@ -25,7 +25,13 @@
 (*  - the mapped-bytes counter changes in the same step as the table      *)
 (*    (each table segment counts its own bytes under its lock), so it     *)
 (*    always equals the table's bytes and is never negative;              *)
-(*  - a failed backend allocation gives its slot back if still the top.   *)
+(*  - a failed backend allocation gives its slot back if still the top;   *)
+(*  - a close refuses new mallocs first (CLOSING) and new frees only once *)
+(*    the mallocs in flight have drained (SEALED), so a free that arrives  *)
+(*    while the close waits for a malloc frees its memory at once; a free  *)
+(*    refused by a SEALED or CLOSED arena waits for the close to end      *)
+(*    (FreeAwaitClose) and tries again if the close gave up, so an        *)
+(*    interrupted close leaves no freed-but-kept record behind.           *)
 (*                                                                         *)
 (* Abstractions (docs/specs.md explains why they are sound): the CAS bump *)
 (* loop is one step (spec CasBump checks the loop itself); the table is a *)
@@ -59,13 +65,13 @@ Record == [va : VAs, size : Sizes, handle : Handles]
 NoLocal == [va |-> -1, size |-> 0, handle |-> 0]
 
 \* The op pcs of a call that has passed the guard and not yet left it.
-Guarded == {"m_bump", "m_backend", "m_giveback", "m_insert", "m_exit",
-            "f_remove", "f_release", "f_exit"}
-CloserPcs == {"begin", "check", "await", "snapshot", "build", "release",
-              "unlock", "abortUnlock", "done", "aborted"}
+MallocGuarded == {"m_bump", "m_backend", "m_giveback", "m_insert", "m_exit"}
+Guarded == MallocGuarded \cup {"f_remove", "f_release", "f_exit"}
+CloserPcs == {"begin", "check", "await", "seal", "sealed", "snapshot", "build",
+              "release", "unlock", "abortUnlock", "done", "aborted"}
 
 VARIABLES
-    state,     \* "OPEN", "CLOSING" or "CLOSED"
+    state,     \* "OPEN", "CLOSING" (mallocs refused), "SEALED" (frees too) or "CLOSED"
     next,      \* the bump pointer (offset of the first unused byte)
     table,     \* the allocation table: va -> [size, handle]
     mapped,    \* the mapped-bytes counter
@@ -196,16 +202,29 @@ FreeRelease(t) ==
     /\ UNCHANGED <<state, closeLock, next, table, mapped, opsLeft, loc, snap,
                    drained>>
 
+\* A free the guard refused because the arena is SEALED or CLOSED waits
+\* until no close holds the close lock (Java: lock, then unlock it).  If
+\* the arena is CLOSED, its close has drained the record, if there was
+\* one, and the free returns; if the close gave up, the free starts again.
+FreeAwaitClose(t) ==
+    /\ pc[t] = "f_wait" /\ closeLock = {}
+    /\ IF state = "CLOSED"
+       THEN Return(t)
+       ELSE Goto(t, "idle") /\ UNCHANGED <<opsLeft, loc>>
+    /\ UNCHANGED <<state, next, table, mapped, releases, closeLock, snap, drained>>
+
 OpWork(t) ==
     \/ MallocBump(t) \/ MallocBackendAlloc(t) \/ MallocGiveBack(t)
-    \/ MallocInsert(t) \/ FreeRemove(t) \/ FreeRelease(t)
+    \/ MallocInsert(t) \/ FreeRemove(t) \/ FreeRelease(t) \/ FreeAwaitClose(t)
 
 -----------------------------------------------------------------------------
 (* close() and closeAndDrain(), serialised by a close lock held from the   *)
 (* first step to the last: a second close waits for the lock, so it        *)
 (* returns only after the first has finished, deallocations included.     *)
-(* The wait for the guard to drain, between CloseBegin and CloseSnapshot,  *)
-(* is the guard's: InFlightDrain!CloseAwaitDrain, InFlightLeases' scan.    *)
+(* The two waits for the guard to drain are the guard's: after CloseBegin  *)
+(* until no malloc is in flight, after CloseSeal until no call is          *)
+(* (InFlightDrain's CloseAwaitDrain and CloseAwaitSealed, InFlightLeases'  *)
+(* two scans).                                                             *)
 
 \* Take the close lock; blocks while another close holds it.
 CloseLock(c) ==
@@ -234,10 +253,19 @@ CloseAlreadyClosed(c) ==
                    loc, snap, drained>>
 
 \* A plain store: only the lock holder changes the state from here on.
+\* CLOSING refuses mallocs; frees still run.
 CloseBegin(c) ==
     /\ pc[c] = "check" /\ state = "OPEN"
     /\ state' = "CLOSING"
     /\ Goto(c, "await")
+    /\ UNCHANGED <<next, table, mapped, releases, closeLock, opsLeft, loc,
+                   snap, drained>>
+
+\* No malloc is in flight any more: SEALED refuses frees too.
+CloseSeal(c) ==
+    /\ pc[c] = "seal"
+    /\ state' = "SEALED"
+    /\ Goto(c, "sealed")
     /\ UNCHANGED <<next, table, mapped, releases, closeLock, opsLeft, loc,
                    snap, drained>>
 
@@ -249,10 +277,10 @@ CloseSnapshot(c) ==
     /\ UNCHANGED <<state, next, table, mapped, releases, closeLock, opsLeft,
                    loc, drained>>
 
-\* An interrupt while waiting for the drain, or a failure while taking the
-\* snapshot or building the result: back to OPEN, every record intact.
+\* An interrupt during either wait for the drain, or a failure while taking
+\* the snapshot or building the result: back to OPEN, every record intact.
 CloseAbort(c) ==
-    /\ pc[c] \in {"await", "build"}
+    /\ pc[c] \in {"await", "sealed", "build"}
     /\ state' = "OPEN"
     /\ snap' = [snap EXCEPT ![c] = {}]
     /\ Goto(c, "abortUnlock")
@@ -297,7 +325,7 @@ CloseRefused(t) ==
 \* The closer's steps other than the drain wait that it takes by itself;
 \* interrupts and failures are the environment's choice.
 CloserWork(c) ==
-    \/ CloseLock(c) \/ CloseAlreadyClosed(c) \/ CloseBegin(c)
+    \/ CloseLock(c) \/ CloseAlreadyClosed(c) \/ CloseBegin(c) \/ CloseSeal(c)
     \/ CloseSnapshot(c) \/ CloseCommit(c) \/ DrainRelease(c)
     \/ CloseUnlock(c)
 
@@ -316,7 +344,7 @@ Terminated ==
 (* Invariants of the arena, whichever guard completes it                   *)
 
 ArenaTypeOK ==
-    /\ state \in {"OPEN", "CLOSING", "CLOSED"}
+    /\ state \in {"OPEN", "CLOSING", "SEALED", "CLOSED"}
     /\ next \in 0..Total
     /\ DOMAIN table \subseteq VAs
     /\ \A v \in DOMAIN table : table[v] \in [size : Sizes, handle : Handles]
@@ -363,12 +391,14 @@ ExclusiveAfterDrain ==
      \/ \E c \in Closers : pc[c] \in {"snapshot", "build"})
         => \A t \in OpThreads : pc[t] \notin Guarded
 
-\* The arena is CLOSING exactly while the holder of the close lock is
-\* between CloseBegin and CloseCommit/CloseAbort; so plain stores of the
-\* state suffice (no other close can change it meanwhile).
+\* The arena is CLOSING exactly while the holder of the close lock waits
+\* for the mallocs, and SEALED from then until CloseCommit or CloseAbort;
+\* so plain stores of the state suffice (no other close can change it
+\* meanwhile).
 ClosingUnderLock ==
-    (state = "CLOSING")
-        <=> \E c \in closeLock : pc[c] \in {"await", "snapshot", "build"}
+    /\ (state = "CLOSING") <=> \E c \in closeLock : pc[c] \in {"await", "seal"}
+    /\ (state = "SEALED")
+         <=> \E c \in closeLock : pc[c] \in {"sealed", "snapshot", "build"}
 
 \* Hence clearing the table after the snapshot loses nothing.
 SnapshotExact == \A c \in Closers : pc[c] = "build" => snap[c] = TableRecords

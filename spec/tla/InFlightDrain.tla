@@ -5,13 +5,17 @@
 (* are in ArenaOps; this module adds the guard as the seed states it: one *)
 (* counter of the calls in flight.                                         *)
 (*                                                                         *)
-(* The protocol.  A malloc or free enters the guard only while the arena  *)
-(* is OPEN, and entering counts it in inFlight in the same step           *)
-(* (MallocEnter, FreeEnter); on an arena that is not OPEN the call is     *)
-(* refused (CallRefused) and touches nothing.  A close takes the close    *)
-(* lock, stores CLOSING and waits until inFlight = 0 (CloseAwaitDrain).   *)
-(* From that moment no call is past the guard and none can enter, so the  *)
-(* closer owns the table (ExclusiveAfterDrain): it takes a snapshot, and  *)
+(* The protocol.  A malloc enters the guard only while the arena is OPEN, *)
+(* a free while it is OPEN or CLOSING, and entering counts the call in    *)
+(* inFlight in the same step (MallocEnter, FreeEnter).  A refused malloc  *)
+(* throws and touches nothing (MallocRefused); a refused free waits for  *)
+(* the close to end (FreeRefused, then ArenaOps' FreeAwaitClose).  A      *)
+(* close takes the close lock, stores CLOSING and waits until no malloc  *)
+(* is past the guard (CloseAwaitDrain); frees go on meanwhile, so garbage *)
+(* freed while a malloc is still in flight goes back at once.  Then it    *)
+(* stores SEALED and waits until inFlight = 0 (CloseAwaitSealed).  From   *)
+(* that moment no call is past the guard and none can enter, so the       *)
+(* closer owns the table (ExclusiveAfterDrain): it takes a snapshot, and *)
 (* either gives up (state back to OPEN, table intact) or clears the       *)
 (* table, resets mapped, stores CLOSED and owns the drained records.       *)
 (*                                                                         *)
@@ -28,7 +32,7 @@ VARIABLE
 
 vars == <<arenaVars, inFlight>>
 
-OpPcs == {"idle"} \cup Guarded
+OpPcs == {"idle", "f_wait"} \cup Guarded
 
 Init == ArenaInit /\ inFlight = 0
 
@@ -45,19 +49,26 @@ MallocEnter(t) ==
 
 \* free(va) of any address of the range.
 FreeEnter(t) ==
-    /\ pc[t] = "idle" /\ opsLeft[t] > 0 /\ state = "OPEN"
+    /\ pc[t] = "idle" /\ opsLeft[t] > 0 /\ state \in {"OPEN", "CLOSING"}
     /\ inFlight' = inFlight + 1
     /\ \E v \in VAs : loc' = [loc EXCEPT ![t] = [NoLocal EXCEPT !.va = v]]
     /\ Goto(t, "f_remove")
     /\ UNCHANGED <<state, next, table, mapped, releases, closeLock, opsLeft,
                    snap, drained>>
 
-\* Not OPEN: malloc throws ArenaClosedException, free does nothing.
-CallRefused(t) ==
+\* Not OPEN: malloc throws ArenaClosedException.
+MallocRefused(t) ==
     /\ pc[t] = "idle" /\ opsLeft[t] > 0 /\ state # "OPEN"
     /\ Return(t)
     /\ UNCHANGED <<state, next, table, mapped, releases, closeLock, snap,
                    drained, inFlight>>
+
+\* SEALED or CLOSED: free waits for the close to end (FreeAwaitClose).
+FreeRefused(t) ==
+    /\ pc[t] = "idle" /\ opsLeft[t] > 0 /\ state \in {"SEALED", "CLOSED"}
+    /\ Goto(t, "f_wait")
+    /\ UNCHANGED <<state, next, table, mapped, releases, closeLock, opsLeft,
+                   loc, snap, drained, inFlight>>
 
 MallocExit(t) ==
     /\ pc[t] = "m_exit"
@@ -73,8 +84,16 @@ FreeExit(t) ==
     /\ UNCHANGED <<state, next, table, mapped, releases, closeLock, snap,
                    drained>>
 
+\* The first wait: every malloc that entered while OPEN has left.
 CloseAwaitDrain(c) ==
-    /\ pc[c] = "await" /\ inFlight = 0
+    /\ pc[c] = "await" /\ \A t \in OpThreads : pc[t] \notin MallocGuarded
+    /\ Goto(c, "seal")
+    /\ UNCHANGED <<state, next, table, mapped, releases, closeLock, opsLeft,
+                   loc, snap, drained, inFlight>>
+
+\* The second wait, once SEALED: every call has left.
+CloseAwaitSealed(c) ==
+    /\ pc[c] = "sealed" /\ inFlight = 0
     /\ Goto(c, "snapshot")
     /\ UNCHANGED <<state, next, table, mapped, releases, closeLock, opsLeft,
                    loc, snap, drained, inFlight>>
@@ -82,13 +101,13 @@ CloseAwaitDrain(c) ==
 -----------------------------------------------------------------------------
 
 OpStep(t) ==
-    \/ MallocEnter(t) \/ FreeEnter(t) \/ CallRefused(t)
+    \/ MallocEnter(t) \/ FreeEnter(t) \/ MallocRefused(t) \/ FreeRefused(t)
     \/ OpWork(t) /\ UNCHANGED inFlight
     \/ MallocExit(t) \/ FreeExit(t)
 
 CloserProgress(c) ==
     \/ CloserWork(c) /\ UNCHANGED inFlight
-    \/ CloseAwaitDrain(c)
+    \/ CloseAwaitDrain(c) \/ CloseAwaitSealed(c)
 
 CloserStep(c) == CloserProgress(c) \/ (CloserFault(c) /\ UNCHANGED inFlight)
 
@@ -101,8 +120,15 @@ Next ==
 SafetySpec == Init /\ [][Next]_vars
 
 \* Fairness only for closers' own steps: CloseTerminates assumes, rather
-\* than forces, that malloc and free calls return.
-Spec == SafetySpec /\ \A c \in Closers : WF_vars(CloserProgress(c))
+\* than forces, that malloc and free calls return.  The first wait is
+\* promised to end only once nothing at all is in flight: safety lets it
+\* end as soon as the mallocs are gone, but the kernel's scan cannot tell
+\* a malloc's slot from a free's, so it may wait for the frees too.
+CloserLive(c) ==
+    \/ CloserProgress(c) /\ pc[c] # "await"
+    \/ CloseAwaitDrain(c) /\ inFlight = 0
+
+Spec == SafetySpec /\ \A c \in Closers : WF_vars(CloserLive(c))
 
 -----------------------------------------------------------------------------
 (* Invariants (the arena's own are in ArenaOps)                           *)

@@ -1,15 +1,15 @@
 ------------------ MODULE InFlightDrainMutantAbortKeepsLock ------------------
 (* Mutant (v): the abort path returns without releasing the close lock (a  *)
-(* missing finally).  A second close then waits for the lock forever;     *)
-(* only an interrupt gets it out, and fairness does not promise one.       *)
-(* Expected: CloseTerminates is violated.  (No deadlock: the waiting close *)
-(* can always be interrupted.)                                             *)
+(* missing finally).  A second close then waits for the lock forever,     *)
+(* and so does a free that the close refused, which waits for the close   *)
+(* to end: once every other call has returned, nothing can move.          *)
+(* Expected: TLC reports a deadlock.                                       *)
 (*                                                                         *)
 (* CloseAbort is replaced by AbortWithoutUnlock.                           *)
 EXTENDS InFlightDrain
 
 AbortWithoutUnlock(c) ==
-    /\ pc[c] \in {"await", "build"}
+    /\ pc[c] \in {"await", "sealed", "build"}
     /\ state' = "OPEN"
     /\ snap' = [snap EXCEPT ![c] = {}]
     /\ Goto(c, "aborted")

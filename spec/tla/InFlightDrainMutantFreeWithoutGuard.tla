@@ -1,13 +1,13 @@
 ----------------- MODULE InFlightDrainMutantFreeWithoutGuard -----------------
 (* Mutant (ii): free does not count itself in flight (it still checks     *)
-(* that the arena is OPEN).  A closer can see inFlight = 0 and take its    *)
-(* snapshot while such a free is about to remove a record; the free then   *)
-(* deallocates the record and so does the close: deallocated twice.        *)
-(* Expected: NoLostAllocation is violated.                                 *)
+(* that the arena is OPEN or CLOSING).  A closer can see inFlight = 0 and *)
+(* take its snapshot while such a free is about to remove a record; the   *)
+(* free then deallocates the record and so does the close: deallocated    *)
+(* twice.  Expected: NoLostAllocation is violated.                         *)
 EXTENDS InFlightDrain
 
 FreeEnterUnguarded(t) ==
-    /\ pc[t] = "idle" /\ opsLeft[t] > 0 /\ state = "OPEN"
+    /\ pc[t] = "idle" /\ opsLeft[t] > 0 /\ state \in {"OPEN", "CLOSING"}
     /\ \E v \in VAs : loc' = [loc EXCEPT ![t] = [NoLocal EXCEPT !.va = v]]
     /\ Goto(t, "f_remove")
     /\ UNCHANGED <<state, next, table, mapped, releases, closeLock, opsLeft,
@@ -20,7 +20,7 @@ FreeExitUnguarded(t) ==
                    drained, inFlight>>
 
 MutantOpStep(t) ==
-    \/ MallocEnter(t) \/ FreeEnterUnguarded(t) \/ CallRefused(t)
+    \/ MallocEnter(t) \/ FreeEnterUnguarded(t) \/ MallocRefused(t) \/ FreeRefused(t)
     \/ OpWork(t) /\ UNCHANGED inFlight
     \/ MallocExit(t) \/ FreeExitUnguarded(t)
 

@@ -20,11 +20,11 @@ SeedCloseBegin(c) ==
 
 MutantCloserStep(c) ==
     \/ SeedCloseBegin(c)
-    \/ /\ \/ CloseAlreadyClosed(c) \/ CloseBegin(c) \/ CloseSnapshot(c)
+    \/ /\ \/ CloseAlreadyClosed(c) \/ CloseBegin(c) \/ CloseSeal(c) \/ CloseSnapshot(c)
           \/ CloseCommit(c) \/ DrainRelease(c) \/ CloseUnlock(c)
           \/ CloserFault(c)
        /\ UNCHANGED inFlight
-    \/ CloseAwaitDrain(c)
+    \/ CloseAwaitDrain(c) \/ CloseAwaitSealed(c)
 
 MutantNext ==
     \/ \E t \in OpThreads : OpStep(t)

@@ -6,8 +6,9 @@
 (* The counter.  An arena has a set of lease slots, published in chunks   *)
 (* that are never removed; slotCount is how many are published.  A call   *)
 (* leases a free slot by compare-and-set (MallocLease, FreeLease), then    *)
-(* checks the state: the check that counts (MallocRecheckOpen,            *)
-(* FreeRecheckOpen).  It gives the slot back when it leaves.  A caller    *)
+(* checks the state: the check that counts (MallocRecheckOpen, which     *)
+(* needs OPEN, and FreeRecheckOpen, which needs OPEN or CLOSING).  It     *)
+(* gives the slot back when it leaves.  A caller    *)
 (* that found every slot held as it probed them publishes more            *)
 (* (GrowSlots): the kernel's probe reads the slots one at a time, not at  *)
 (* one instant, so the spec lets any leasing call publish any number of   *)
@@ -15,22 +16,26 @@
 (* A cheaper check before the lease                                       *)
 (* (MallocCheckOpen, FreeCheckOpen) only makes a closed arena fail fast.  *)
 (*                                                                         *)
-(* The closer, after storing CLOSING, reads slotCount (CloseReadSlots) and *)
-(* then waits for each slot in turn to be free (CloseScanSlot); having     *)
-(* passed the last one it has drained (CloseDrained).  It never sees all  *)
-(* slots free at one instant: a slot it has passed may be leased again.   *)
-(* That is sound because such a lease comes after the store of CLOSING,   *)
-(* so the lessee's check sees it and the call leaves without touching the *)
-(* arena.  Every access involved (the lease, the state, slotCount, the    *)
+(* The closer scans twice.  After storing CLOSING it reads slotCount     *)
+(* (CloseReadSlots) and then waits for each slot in turn to be free       *)
+(* (CloseScanSlot); having passed the last one (CloseDrained) it has seen *)
+(* every malloc leave.  It never sees all slots free at one instant: a   *)
+(* slot it has passed may be leased again.  That is sound because such a  *)
+(* lease comes after the store of CLOSING, so the lessee's check sees it: *)
+(* a malloc leaves without touching the arena, a free may go on, and the  *)
+(* second scan, after the store of SEALED, waits for it by the same       *)
+(* argument.  Every access involved (the lease, the state, slotCount, the    *)
 (* closer's reads of the slots) is a volatile access or a compare-and-set,*)
 (* so the Java memory model orders them in one total order, and TLC's     *)
 (* interleavings are exactly the executions to consider.                  *)
 (*                                                                         *)
 (* The refinement (Contract below): a call is in InFlightDrain's inFlight *)
 (* from its successful check until it gives its slot back; before that    *)
-(* check, and after a failed one, InFlightDrain sees it idle.  A failed   *)
-(* check is InFlightDrain's CallRefused; the scan's last step is its      *)
-(* CloseAwaitDrain, which needs inFlight = 0 -- what the scan must        *)
+(* check, and after a failed one, InFlightDrain sees it idle (a refused   *)
+(* free: waiting for the close).  A failed check is InFlightDrain's        *)
+(* MallocRefused or FreeRefused; the first scan's last step is its        *)
+(* CloseAwaitDrain, which needs every malloc gone, and the second's its    *)
+(* CloseAwaitSealed, which needs inFlight = 0 -- what the scans must      *)
 (* establish.  Every other step is the same ArenaOps step in both specs.  *)
 (***************************************************************************)
 EXTENDS ArenaOps
@@ -55,8 +60,12 @@ leaseVars == <<holder, slotCount, lease, scanAt, scanEnd>>
 vars == <<arenaVars, leaseVars>>
 
 \* Op pcs before the check that counts, or after it failed.
-LeasePcs == {"m_lease", "f_lease", "m_check", "f_check", "unlease"}
-OpPcs == {"idle"} \cup LeasePcs \cup Guarded
+LeasePcs == {"m_lease", "f_lease", "m_check", "f_check", "unlease", "f_unlease"}
+OpPcs == {"idle", "f_wait"} \cup LeasePcs \cup Guarded
+
+\* The states in which the check of a malloc, and of a free, lets it in.
+MallocOpen == {"OPEN"}
+FreeOpen == {"OPEN", "CLOSING"}
 
 Init ==
     /\ ArenaInit
@@ -69,17 +78,21 @@ Init ==
 -----------------------------------------------------------------------------
 (* The guard                                                               *)
 
-\* The early check; not OPEN, refused at once.
-CheckOpen(t, leasePc) ==
-    /\ opsLeft[t] > 0
-    /\ IF state = "OPEN"
-       THEN Goto(t, leasePc) /\ UNCHANGED <<opsLeft, loc>>
+\* The early check: a refused malloc returns at once, a refused free goes
+\* to wait for the close.
+MallocCheckOpen(t) ==
+    /\ pc[t] = "idle" /\ opsLeft[t] > 0
+    /\ IF state \in MallocOpen
+       THEN Goto(t, "m_lease") /\ UNCHANGED <<opsLeft, loc>>
        ELSE Return(t)
     /\ UNCHANGED <<state, next, table, mapped, releases, closeLock, snap,
                    drained, leaseVars>>
 
-MallocCheckOpen(t) == pc[t] = "idle" /\ CheckOpen(t, "m_lease")
-FreeCheckOpen(t) == pc[t] = "idle" /\ CheckOpen(t, "f_lease")
+FreeCheckOpen(t) ==
+    /\ pc[t] = "idle" /\ opsLeft[t] > 0
+    /\ Goto(t, IF state \in FreeOpen THEN "f_lease" ELSE "f_wait")
+    /\ UNCHANGED <<state, next, table, mapped, releases, closeLock, opsLeft,
+                   loc, snap, drained, leaseVars>>
 
 \* Publish another chunk: one or more slots.
 GrowSlots(t) ==
@@ -99,28 +112,28 @@ Lease(t, checkPc) ==
 MallocLease(t) == pc[t] = "m_lease" /\ Lease(t, "m_check")
 FreeLease(t) == pc[t] = "f_lease" /\ Lease(t, "f_check")
 
-\* The check that counts.  Not OPEN: refused (the call returns once it
-\* has given the slot back, UnleaseRefused).
-RecheckOpen(t, enter) ==
-    /\ IF state = "OPEN"
-       THEN enter /\ UNCHANGED opsLeft
+\* The checks that count.  Refused: the call gives the slot back
+\* (UnleaseRefused), then a malloc returns and a free waits for the close.
+MallocRecheckOpen(t) ==
+    /\ pc[t] = "m_check"
+    /\ IF state \in MallocOpen
+       THEN /\ \E s \in Sizes : loc' = [loc EXCEPT ![t] = [NoLocal EXCEPT !.size = s]]
+            /\ Goto(t, "m_bump")
+            /\ UNCHANGED opsLeft
        ELSE /\ opsLeft' = [opsLeft EXCEPT ![t] = @ - 1]
             /\ Goto(t, "unlease")
             /\ UNCHANGED loc
     /\ UNCHANGED <<state, next, table, mapped, releases, closeLock, snap,
                    drained, leaseVars>>
 
-MallocRecheckOpen(t) ==
-    /\ pc[t] = "m_check"
-    /\ RecheckOpen(t,
-        /\ \E s \in Sizes : loc' = [loc EXCEPT ![t] = [NoLocal EXCEPT !.size = s]]
-        /\ Goto(t, "m_bump"))
-
 FreeRecheckOpen(t) ==
     /\ pc[t] = "f_check"
-    /\ RecheckOpen(t,
-        /\ \E v \in VAs : loc' = [loc EXCEPT ![t] = [NoLocal EXCEPT !.va = v]]
-        /\ Goto(t, "f_remove"))
+    /\ IF state \in FreeOpen
+       THEN /\ \E v \in VAs : loc' = [loc EXCEPT ![t] = [NoLocal EXCEPT !.va = v]]
+            /\ Goto(t, "f_remove")
+       ELSE Goto(t, "f_unlease") /\ UNCHANGED loc
+    /\ UNCHANGED <<state, next, table, mapped, releases, closeLock, opsLeft,
+                   snap, drained, leaseVars>>
 
 GiveSlotBack(t) ==
     /\ holder' = [holder EXCEPT ![lease[t]] = {}]
@@ -129,35 +142,40 @@ GiveSlotBack(t) ==
                    drained, slotCount, scanAt, scanEnd>>
 
 UnleaseRefused(t) ==
-    /\ pc[t] = "unlease"
+    /\ pc[t] \in {"unlease", "f_unlease"}
     /\ GiveSlotBack(t)
-    /\ Goto(t, "idle")
+    /\ Goto(t, IF pc[t] = "unlease" THEN "idle" ELSE "f_wait")
     /\ UNCHANGED <<opsLeft, loc>>
 
 MallocExit(t) == pc[t] = "m_exit" /\ GiveSlotBack(t) /\ Return(t)
 FreeExit(t) == pc[t] = "f_exit" /\ GiveSlotBack(t) /\ Return(t)
 
 -----------------------------------------------------------------------------
-(* The closer's scan, between CloseBegin and CloseSnapshot                 *)
+(* The closer's scans: after CloseBegin (pc "await") and after CloseSeal  *)
+(* (pc "sealed")                                                           *)
+
+Scanning(c) == pc[c] \in {"await", "sealed"}
 
 CloseReadSlots(c) ==
-    /\ pc[c] = "await" /\ scanAt[c] = 0
+    /\ Scanning(c) /\ scanAt[c] = 0
     /\ scanAt' = [scanAt EXCEPT ![c] = 1]
     /\ scanEnd' = [scanEnd EXCEPT ![c] = slotCount]
     /\ UNCHANGED <<arenaVars, holder, slotCount, lease>>
 
 \* Waits until the slot is free, then goes on to the next one.
 CloseScanSlot(c) ==
-    /\ pc[c] = "await" /\ 1 <= scanAt[c] /\ scanAt[c] <= scanEnd[c]
+    /\ Scanning(c) /\ 1 <= scanAt[c] /\ scanAt[c] <= scanEnd[c]
     /\ holder[scanAt[c]] = {}
     /\ scanAt' = [scanAt EXCEPT ![c] = @ + 1]
     /\ UNCHANGED <<arenaVars, holder, slotCount, lease, scanEnd>>
 
+\* The first scan ends in CloseSeal's turn, the second in the snapshot's.
 CloseDrained(c) ==
-    /\ pc[c] = "await" /\ scanAt[c] > scanEnd[c] /\ scanAt[c] > 0
-    /\ Goto(c, "snapshot")
+    /\ Scanning(c) /\ scanAt[c] > scanEnd[c] /\ scanAt[c] > 0
+    /\ Goto(c, IF pc[c] = "await" THEN "seal" ELSE "snapshot")
+    /\ scanAt' = [scanAt EXCEPT ![c] = 0]
     /\ UNCHANGED <<state, next, table, mapped, releases, closeLock, opsLeft,
-                   loc, snap, drained, leaseVars>>
+                   loc, snap, drained, holder, slotCount, lease, scanEnd>>
 
 -----------------------------------------------------------------------------
 
@@ -194,8 +212,9 @@ Spec ==
 -----------------------------------------------------------------------------
 (* The refinement mapping                                                  *)
 
-AbsPc == [t \in Threads |-> IF t \in OpThreads /\ pc[t] \in LeasePcs
-                            THEN "idle" ELSE pc[t]]
+AbsPc == [t \in Threads |-> CASE t \in OpThreads /\ pc[t] = "f_unlease" -> "f_wait"
+                              [] t \in OpThreads /\ pc[t] \in LeasePcs -> "idle"
+                              [] OTHER -> pc[t]]
 AbsInFlight == Cardinality({t \in OpThreads : pc[t] \in Guarded})
 
 Contract == INSTANCE InFlightDrain WITH pc <- AbsPc, inFlight <- AbsInFlight
@@ -228,11 +247,14 @@ LeaseExclusive ==
           /\ lease[t] # 0 => lease[t] <= slotCount /\ holder[lease[t]] = {t}
     /\ \A s \in Slots : holder[s] # {} => lease[CHOOSE t \in holder[s] : TRUE] = s
 
-\* Why the scan is enough: while a closer scans, every call past the check
-\* holds a slot the closer has still to pass.
+\* Why the scans are enough: while a closer scans, every malloc past the
+\* check (first scan) or every call past it (second scan) holds a slot the
+\* closer has still to pass.
 ScanCoversGuarded ==
     \A c \in Closers, t \in OpThreads :
-        (pc[c] = "await" /\ scanAt[c] > 0 /\ pc[t] \in Guarded)
+        (/\ scanAt[c] > 0
+         /\ \/ pc[c] = "await" /\ pc[t] \in MallocGuarded
+            \/ pc[c] = "sealed" /\ pc[t] \in Guarded)
             => scanAt[c] <= lease[t] /\ lease[t] <= scanEnd[c]
 
 =============================================================================

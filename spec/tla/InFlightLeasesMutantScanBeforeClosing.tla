@@ -6,7 +6,7 @@
 (* looks at that slot and reports the arena drained while the call is in  *)
 (* flight.                                                                 *)
 (* Expected: Refines is violated -- the contract's CloseAwaitDrain needs  *)
-(* inFlight = 0.                                                           *)
+(* every malloc gone.  (The second scan reads slotCount afresh.)          *)
 (*                                                                         *)
 (* CloseReadSlots moves before CloseBegin.                                 *)
 EXTENDS InFlightLeases
@@ -21,10 +21,11 @@ BeginAfterRead(c) == scanAt[c] > 0 /\ CloseBegin(c) /\ UNCHANGED leaseVars
 
 MutantCloserStep(c) ==
     \/ ReadSlotsEarly(c) \/ BeginAfterRead(c)
-    \/ /\ \/ CloseLock(c) \/ CloseAlreadyClosed(c) \/ CloseSnapshot(c)
+    \/ /\ \/ CloseLock(c) \/ CloseAlreadyClosed(c) \/ CloseSeal(c) \/ CloseSnapshot(c)
           \/ CloseCommit(c) \/ DrainRelease(c) \/ CloseUnlock(c)
           \/ CloserFault(c)
        /\ UNCHANGED leaseVars
+    \/ pc[c] = "sealed" /\ CloseReadSlots(c)
     \/ CloseScanSlot(c) \/ CloseDrained(c)
 
 MutantNext ==

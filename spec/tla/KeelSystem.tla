@@ -7,6 +7,14 @@
 (* cleaned; one Cleaner thread whose action frees the buffer's address in  *)
 (* its arena; and close() of an arena racing with all of it.               *)
 (*                                                                         *)
+(* The close refuses mallocs first (CLOSING) and frees only once no malloc *)
+(* of its arena is in flight (SEALED), so a buffer cleaned while the close *)
+(* waits for a malloc frees its memory at once; a cleaning that finds its  *)
+(* arena SEALED or CLOSED waits until the close has ended, and tries again *)
+(* if the close gave up.  A closer that holds the host lock lets go of it  *)
+(* for the whole close, as a host thread does around any blocking call,   *)
+(* and takes it back once the close has ended.                             *)
+(*                                                                         *)
 (* A faithful merge of the three specs, not an instance of them: each      *)
 (* arena has InFlightDrain's guard (a counter entered atomically with      *)
 (* seeing OPEN), LockOrdering's allocator mutex, host lock, single-flight *)
@@ -20,8 +28,8 @@
 (* A reader should check: TypeOK; OwnedOnce, ReleasedAtMostOnce,           *)
 (* DeviceMatchesGrants, UsedMatchesGrants (memory); NoCircularWait and     *)
 (* TLC's deadlock check; OomOnlyAfterReclaim (the out-of-memory           *)
-(* guarantee) with StrandedOnlyWhileClosing (its bound); AllocationReturns *)
-(* and CloseReturns under Fairness.                                        *)
+(* guarantee, across arenas) and StrandedOnlyWhileClosing;                 *)
+(* AllocationReturns and CloseReturns under Fairness.                      *)
 (***************************************************************************)
 EXTENDS Integers, FiniteSets, TLC
 
@@ -31,12 +39,11 @@ CONSTANTS
     Users,         \* threads that allocate a DeviceBuffer, then drop it
     HostUsers,     \* the users that hold the host lock for a whole call
     Closers,       \* threads that close() an arena (at most one)
-    HostClosers,   \* closers that hold the host lock while they close
+    HostClosers,   \* closers that hold the host lock when they call close()
     CloseArena,    \* the arena they close
     OpsPerUser,    \* allocations per user
     MaxAttempts,   \* device tries per allocation (RetryPolicy: retries + 1)
     Interrupts,    \* whether a close may be interrupted while it drains
-    ExcuseClosing, \* history only: see OomOnlyAfterReclaim
     Cleaner,       \* the Cleaner's thread (model value)
     NoOne          \* no process (model value)
 
@@ -48,10 +55,10 @@ ASSUME /\ HostUsers \subseteq Users /\ HostClosers \subseteq Closers
        /\ Users \cap Closers = {} /\ Cardinality(Closers) <= 1
        /\ CloseArena \in Arenas
        /\ OpsPerUser \in Nat /\ MaxAttempts \in Nat \ {0}
-       /\ Interrupts \in BOOLEAN /\ ExcuseClosing \in BOOLEAN
+       /\ Interrupts \in BOOLEAN
 
 VARIABLES
-    state,     \* per arena: "OPEN", "CLOSING" or "CLOSED"
+    state,     \* per arena: "OPEN", "CLOSING", "SEALED" or "CLOSED"
     inFlight,  \* per arena: malloc and free calls past its guard
     table,     \* per arena: the grants recorded in its allocation table
     dev,       \* per unit: the grant using it, or 0 (the allocator's regions)
@@ -71,10 +78,10 @@ VARIABLES
     attempts,  \* per user: failed tries of this allocation
     hadHost,   \* per user: whether it held the host lock at its pressure event
     drained,   \* per closer: the records it drained and still deallocates
-    cleanerPc,       \* the Cleaner: "idle", "lock" or "free"
+    cleanerPc,       \* the Cleaner: "idle", "lock", "free" or "closewait"
     cleanerGrant,    \* the grant whose cleaning action the Cleaner runs, or 0
     owed,      \* history: per user, grants reclaimable at its last pressure
-    stranded   \* history: grants whose cleaning ran while their arena was closing
+    stranded   \* history: grants whose cleaning ended without freeing them
 
 vars == <<state, inFlight, table, dev, unitOf, arenaOf, releases, buf, mutex,
           host, collector, collected, waiters, pc, opsLeft, at, grant,
@@ -82,7 +89,9 @@ vars == <<state, inFlight, table, dev, unitOf, arenaOf, releases, buf, mutex,
 
 Made == DOMAIN unitOf
 FreeUnits == {u \in Units : dev[u] = 0}
-Reclaimable == {g \in Made : buf[g] \in {"garbage", "pending"}}
+\* Garbage whose memory is still on the device (a close may have freed it
+\* before its buffer was collected).
+Reclaimable == {g \in Made : buf[g] \in {"garbage", "pending"} /\ releases[g] = 0}
 Releasing(g) == [releases EXCEPT ![g] = @ + 1]
 \* A device free takes the grant out of every owed set.
 Settle(g) == owed' = [t \in Users |-> owed[t] \ {g}]
@@ -91,6 +100,13 @@ UserPcs == {"idle", "lock", "try", "join", "hostacq", "collect", "await",
             "wait", "rehost", "relock", "insert", "use"}
 \* A user inside a call of its arena: past the guard, not yet left.
 InCall(t) == pc[t] \notin {"idle", "use"}
+\* The Cleaner holds a record between the table and the device.
+CleanerHolds == cleanerPc \in {"lock", "free"}
+\* The processes past arena a's guard.
+InFlightAt(a) == {t \in Users : InCall(t) /\ at[t] = a}
+                 \cup (IF CleanerHolds /\ arenaOf[cleanerGrant] = a THEN {Cleaner} ELSE {})
+\* A closer between CloseBegin and the end of its close.
+InClose(c) == pc[c] \in {"drain", "sealed", "release", "free"}
 
 Init ==
     /\ state = [a \in Arenas |-> "OPEN"]
@@ -290,25 +306,40 @@ Drop(t) ==
 -----------------------------------------------------------------------------
 (* The Cleaner: a pending buffer's action calls free(va) on its arena.     *)
 
-\* On an OPEN arena: past the guard (FreeEnter) and out of the table
-\* (FreeRemove).  Otherwise free is a no-op (CallRefused), yet the action
-\* has finished: the grant is stranded in the closing or closed arena.
+\* On an OPEN or CLOSING arena: past the guard (FreeEnter) and out of the
+\* table (FreeRemove).  On a SEALED or CLOSED one the guard refuses it
+\* (FreeRefused) and the action waits for the close to end.
 CleanerStart ==
     /\ cleanerPc = "idle"
     /\ \E g \in Made :
          /\ buf[g] = "pending"
-         /\ IF state[arenaOf[g]] = "OPEN"
+         /\ buf' = [buf EXCEPT ![g] = "cleaning"]
+         /\ cleanerGrant' = g
+         /\ IF state[arenaOf[g]] \in {"OPEN", "CLOSING"}
               THEN /\ inFlight' = [inFlight EXCEPT ![arenaOf[g]] = @ + 1]
                    /\ table' = [table EXCEPT ![arenaOf[g]] = @ \ {g}]
-                   /\ buf' = [buf EXCEPT ![g] = "cleaning"]
-                   /\ cleanerPc' = "lock" /\ cleanerGrant' = g
-                   /\ UNCHANGED stranded
-              ELSE /\ buf' = [buf EXCEPT ![g] = "cleaned"]
-                   /\ stranded' = stranded \cup {g}
-                   /\ UNCHANGED <<inFlight, table, cleanerPc, cleanerGrant>>
+                   /\ cleanerPc' = "lock"
+              ELSE /\ cleanerPc' = "closewait"
+                   /\ UNCHANGED <<inFlight, table>>
     /\ UNCHANGED <<state, dev, unitOf, arenaOf, releases, mutex, host,
                    collector, collected, waiters, pc, opsLeft, at, grant,
-                   attempts, hadHost, drained, owed>>
+                   attempts, hadHost, drained, owed, stranded>>
+
+\* FreeAwaitClose: no close in progress.  CLOSED: the close drained the
+\* record and deallocated it; the action finishes without freeing.  OPEN
+\* (the close gave up): the free starts again.
+CleanerAwaitClose ==
+    /\ cleanerPc = "closewait"
+    /\ \A c \in Closers : ~InClose(c)
+    /\ IF state[arenaOf[cleanerGrant]] = "CLOSED"
+         THEN /\ buf' = [buf EXCEPT ![cleanerGrant] = "cleaned"]
+              /\ stranded' = stranded \cup {cleanerGrant}
+         ELSE /\ buf' = [buf EXCEPT ![cleanerGrant] = "pending"]
+              /\ UNCHANGED stranded
+    /\ cleanerPc' = "idle" /\ cleanerGrant' = 0
+    /\ UNCHANGED <<state, inFlight, table, dev, unitOf, arenaOf, releases,
+                   mutex, host, collector, collected, waiters, pc, opsLeft, at,
+                   grant, attempts, hadHost, drained, owed>>
 
 \* FreeRelease: VmmBackend.deallocate = DeviceAllocator.free, under the
 \* mutex (FinalizerLock, FinalizerFree).
@@ -336,21 +367,33 @@ CleanerFree ==
 -----------------------------------------------------------------------------
 (* A closer: VmmArena.close() of CloseArena.                               *)
 
-\* (A host closer takes the host lock first.)  CloseBegin: CLOSING.
+\* CloseBegin: CLOSING.  A host closer lets go of the host lock first
+\* (HostRelease; the acquisition it held since before the call and this
+\* release merge into a wait for the lock to be free).
 CloseBegin(c) ==
     /\ pc[c] = "begin" /\ state[CloseArena] = "OPEN"
     /\ c \in HostClosers => host = NoOne
-    /\ host' = IF c \in HostClosers THEN c ELSE host
     /\ state' = [state EXCEPT ![CloseArena] = "CLOSING"]
     /\ Goto(c, "drain")
     /\ UNCHANGED <<inFlight, table, dev, unitOf, arenaOf, releases, buf, mutex,
-                   collector, collected, waiters, opsLeft, at, grant, attempts,
-                   hadHost, drained, cleanerPc, cleanerGrant, owed, stranded>>
+                   host, collector, collected, waiters, opsLeft, at, grant,
+                   attempts, hadHost, drained, cleanerPc, cleanerGrant, owed,
+                   stranded>>
 
-\* CloseAwaitDrain, CloseSnapshot and CloseCommit: the table is the
+\* CloseAwaitDrain and CloseSeal: no malloc of the arena in flight; SEALED.
+CloseSeal(c) ==
+    /\ pc[c] = "drain" /\ \A t \in Users : ~(InCall(t) /\ at[t] = CloseArena)
+    /\ state' = [state EXCEPT ![CloseArena] = "SEALED"]
+    /\ Goto(c, "sealed")
+    /\ UNCHANGED <<inFlight, table, dev, unitOf, arenaOf, releases, buf, mutex,
+                   host, collector, collected, waiters, opsLeft, at, grant,
+                   attempts, hadHost, drained, cleanerPc, cleanerGrant, owed,
+                   stranded>>
+
+\* CloseAwaitSealed, CloseSnapshot and CloseCommit: the table is the
 \* closer's, the arena CLOSED.
 CloseCommit(c) ==
-    /\ pc[c] = "drain" /\ inFlight[CloseArena] = 0
+    /\ pc[c] = "sealed" /\ inFlight[CloseArena] = 0
     /\ drained' = [drained EXCEPT ![c] = table[CloseArena]]
     /\ table' = [table EXCEPT ![CloseArena] = {}]
     /\ state' = [state EXCEPT ![CloseArena] = "CLOSED"]
@@ -359,15 +402,19 @@ CloseCommit(c) ==
                    collector, collected, waiters, opsLeft, at, grant, attempts,
                    hadHost, cleanerPc, cleanerGrant, owed, stranded>>
 
-\* An interrupt while draining: back to OPEN, table intact (CloseAbort).
+\* The close has ended: a host closer takes the host lock back (HostAcquire,
+\* merged with its later release).
+Ended(c) == Goto(c, IF c \in HostClosers THEN "rehost" ELSE "done")
+
+\* An interrupt during either wait: back to OPEN, table intact (CloseAbort).
 CloseAbort(c) ==
-    /\ Interrupts /\ pc[c] = "drain"
+    /\ Interrupts /\ pc[c] \in {"drain", "sealed"}
     /\ state' = [state EXCEPT ![CloseArena] = "OPEN"]
-    /\ host' = IF c \in HostClosers THEN NoOne ELSE host
-    /\ Goto(c, "done")
+    /\ Ended(c)
     /\ UNCHANGED <<inFlight, table, dev, unitOf, arenaOf, releases, buf, mutex,
-                   collector, collected, waiters, opsLeft, at, grant, attempts,
-                   hadHost, drained, cleanerPc, cleanerGrant, owed, stranded>>
+                   host, collector, collected, waiters, opsLeft, at, grant,
+                   attempts, hadHost, drained, cleanerPc, cleanerGrant, owed,
+                   stranded>>
 
 \* DrainRelease of one record: DeviceAllocator.free under the mutex.
 DrainLock(c) ==
@@ -391,13 +438,19 @@ DrainFree(c) ==
                    collector, collected, waiters, opsLeft, at, grant, attempts,
                    hadHost, cleanerPc, cleanerGrant, stranded>>
 
-\* Every record deallocated: CloseUnlock (and the host lock).
+\* Every record deallocated: CloseUnlock.
 CloseEnd(c) ==
     /\ pc[c] = "release" /\ drained[c] = {}
-    /\ host' = IF c \in HostClosers THEN NoOne ELSE host
+    /\ Ended(c)
+    /\ UNCHANGED <<state, inFlight, table, dev, unitOf, arenaOf, releases, buf,
+                   mutex, host, collector, collected, waiters, opsLeft, at, grant,
+                   attempts, hadHost, drained, cleanerPc, cleanerGrant, owed, stranded>>
+
+CloseRehost(c) ==
+    /\ pc[c] = "rehost" /\ host = NoOne
     /\ Goto(c, "done")
     /\ UNCHANGED <<state, inFlight, table, dev, unitOf, arenaOf, releases, buf,
-                   mutex, collector, collected, waiters, opsLeft, at, grant,
+                   mutex, host, collector, collected, waiters, opsLeft, at, grant,
                    attempts, hadHost, drained, cleanerPc, cleanerGrant, owed, stranded>>
 
 -----------------------------------------------------------------------------
@@ -408,11 +461,11 @@ AllocStep(t) ==
     \/ ReclaimJoin(t) \/ HostAcquire(t) \/ Collect(t) \/ ReclaimFinish(t)
     \/ AwaitCollection(t) \/ CallbackRelock(t) \/ MallocInsert(t)
 
-CleanerStep == CleanerStart \/ CleanerLock \/ CleanerFree
+CleanerStep == CleanerStart \/ CleanerLock \/ CleanerFree \/ CleanerAwaitClose
 
 CloseStep(c) ==
-    \/ CloseBegin(c) \/ CloseCommit(c) \/ DrainLock(c) \/ DrainFree(c)
-    \/ CloseEnd(c)
+    \/ CloseBegin(c) \/ CloseSeal(c) \/ CloseCommit(c) \/ DrainLock(c)
+    \/ DrainFree(c) \/ CloseEnd(c) \/ CloseRehost(c)
 
 \* Every call has returned and nothing is left to clean: stutter, so that
 \* TLC's deadlock check reports only real hangs.
@@ -442,7 +495,7 @@ Spec == Init /\ [][Next]_vars /\ Fairness
 (* Invariants                                                              *)
 
 TypeOK ==
-    /\ state \in [Arenas -> {"OPEN", "CLOSING", "CLOSED"}]
+    /\ state \in [Arenas -> {"OPEN", "CLOSING", "SEALED", "CLOSED"}]
     /\ inFlight \in [Arenas -> 0..(Cardinality(Users) + 1)]
     /\ table \in [Arenas -> SUBSET Grants]
     /\ dev \in [Units -> {0} \cup Grants]
@@ -455,13 +508,15 @@ TypeOK ==
     /\ collector \in Users \cup {NoOne} /\ collected \in BOOLEAN
     /\ waiters \subseteq Users
     /\ \A t \in Users : pc[t] \in UserPcs
-    /\ \A c \in Closers : pc[c] \in {"begin", "drain", "release", "free", "done"}
+    /\ \A c \in Closers : pc[c] \in {"begin", "drain", "sealed", "release", "free",
+                                     "rehost", "done"}
     /\ opsLeft \in [Users -> 0..OpsPerUser] /\ at \in [Users -> Arenas]
     /\ grant \in [Users -> {0} \cup Grants]
     /\ attempts \in [Users -> 0..(MaxAttempts - 1)]
     /\ hadHost \in [Users -> BOOLEAN]
     /\ drained \in [Closers -> SUBSET Grants]
-    /\ cleanerPc \in {"idle", "lock", "free"} /\ cleanerGrant \in {0} \cup Grants
+    /\ cleanerPc \in {"idle", "lock", "free", "closewait"}
+    /\ cleanerGrant \in {0} \cup Grants
     /\ owed \in [Users -> SUBSET Grants] /\ stranded \subseteq Grants
 
 \* Who holds a grant's record: an arena's table, a malloc between the device
@@ -469,7 +524,7 @@ TypeOK ==
 Holders(g) ==
     Cardinality({a \in Arenas : g \in table[a]})
     + Cardinality({t \in Users : pc[t] = "insert" /\ grant[t] = g})
-    + (IF cleanerPc # "idle" /\ cleanerGrant = g THEN 1 ELSE 0)
+    + (IF CleanerHolds /\ cleanerGrant = g THEN 1 ELSE 0)
     + Cardinality({c \in Closers : g \in drained[c]})
 
 \* No allocation lost or released twice, across arenas and the device:
@@ -493,29 +548,28 @@ UsedMatchesGrants ==
     Cardinality(Units \ FreeUnits)
         = Sum([a \in Arenas |-> Cardinality(table[a])])
           + Cardinality({t \in Users : pc[t] = "insert"})
-          + (IF cleanerPc = "idle" THEN 0 ELSE 1)
+          + (IF CleanerHolds THEN 1 ELSE 0)
           + Sum([c \in Closers |-> Cardinality(drained[c])])
 
 \* The guard counts the calls past it, the Cleaner's included.
-InFlightCounts ==
-    \A a \in Arenas :
-        inFlight[a] = Cardinality({t \in Users : InCall(t) /\ at[t] = a})
-                      + (IF cleanerPc # "idle" /\ arenaOf[cleanerGrant] = a THEN 1 ELSE 0)
+InFlightCounts == \A a \in Arenas : inFlight[a] = Cardinality(InFlightAt(a))
 
 \* At most one collection runs.
 SingleFlight ==
     \A t \in Users : pc[t] \in {"hostacq", "collect", "await"} => collector = t
 
 \* The processes p is blocked on.  A host user or closer waiting to take
-\* the host lock at its start holds nothing and is left out.
+\* the host lock at its start, or a closer taking it back at its end,
+\* holds nothing and is left out.  A closer waiting for its arena's calls
+\* is taken to wait for all of them, as the kernel's scan does, although
+\* its first wait ends once the mallocs have left.
 WaitsFor(p) ==
     IF p = Cleaner
-      THEN IF cleanerPc = "lock" /\ mutex # NoOne THEN {mutex} ELSE {}
+      THEN CASE cleanerPc = "lock" /\ mutex # NoOne -> {mutex}
+             [] cleanerPc = "closewait" -> {c \in Closers : InClose(c)}
+             [] OTHER -> {}
     ELSE IF p \in Closers
-      THEN CASE pc[p] = "drain" /\ inFlight[CloseArena] > 0
-                  -> {t \in Users : InCall(t) /\ at[t] = CloseArena}
-                     \cup (IF cleanerPc # "idle" /\ arenaOf[cleanerGrant] = CloseArena
-                             THEN {Cleaner} ELSE {})
+      THEN CASE pc[p] \in {"drain", "sealed"} -> InFlightAt(CloseArena)
              [] pc[p] = "release" /\ drained[p] # {} /\ mutex # NoOne
                   -> {mutex}
              [] OTHER -> {}
@@ -536,9 +590,8 @@ Reach(S, k) ==
 NoCircularWait ==
     \A p \in Procs : p \notin Reach(WaitsFor(p), Cardinality(Procs))
 
-\* The bound of the out-of-memory guarantee: a grant whose cleaning ran
-\* while its arena was not OPEN is still held by that arena, which is
-\* closing, or by its closer, which deallocates it -- or it is freed.
+\* A grant whose cleaning ended without freeing it is held by a closer,
+\* which deallocates it, or is freed: never kept by an arena that is open.
 StrandedOnlyWhileClosing ==
     \A g \in stranded :
         \/ releases[g] = 1
@@ -549,12 +602,11 @@ StrandedOnlyWhileClosing ==
 (* Properties                                                              *)
 
 \* An allocation fails only if every grant that was reclaimable (garbage or
-\* pending) at its last pressure event has been freed -- except garbage it
-\* joined a collection too late to see (LockOrdering's excuse) and, with
-\* ExcuseClosing, garbage whose cleaning ran while its arena was closing.
+\* pending) at its last pressure event has been freed -- in any arena of the
+\* device, closing or not -- except garbage it joined a collection too late
+\* to see (LockOrdering's excuse).
 OomOnlyAfterReclaim ==
-    [][\A t \in Users :
-         OutOfMemory(t) => owed[t] \ (IF ExcuseClosing THEN stranded ELSE {}) = {}]_vars
+    [][\A t \in Users : OutOfMemory(t) => owed[t] = {}]_vars
 
 \* Every allocation returns, with a buffer or out-of-memory.
 AllocationReturns == \A t \in Users : InCall(t) ~> ~InCall(t)

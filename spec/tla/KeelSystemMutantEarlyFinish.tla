@@ -11,22 +11,22 @@ CleanerStartFinishFirst ==
     /\ cleanerPc = "idle"
     /\ \E g \in Made :
          /\ buf[g] = "pending"
-         /\ IF state[arenaOf[g]] = "OPEN"
+         /\ cleanerGrant' = g
+         /\ IF state[arenaOf[g]] \in {"OPEN", "CLOSING"}
               THEN /\ inFlight' = [inFlight EXCEPT ![arenaOf[g]] = @ + 1]
                    /\ table' = [table EXCEPT ![arenaOf[g]] = @ \ {g}]
                    /\ buf' = [buf EXCEPT ![g] = "cleaned"]
-                   /\ cleanerPc' = "lock" /\ cleanerGrant' = g
-                   /\ UNCHANGED stranded
-              ELSE /\ buf' = [buf EXCEPT ![g] = "cleaned"]
-                   /\ stranded' = stranded \cup {g}
-                   /\ UNCHANGED <<inFlight, table, cleanerPc, cleanerGrant>>
+                   /\ cleanerPc' = "lock"
+              ELSE /\ buf' = [buf EXCEPT ![g] = "cleaning"]
+                   /\ cleanerPc' = "closewait"
+                   /\ UNCHANGED <<inFlight, table>>
     /\ UNCHANGED <<state, dev, unitOf, arenaOf, releases, mutex, host,
                    collector, collected, waiters, pc, opsLeft, at, grant,
-                   attempts, hadHost, drained, owed>>
+                   attempts, hadHost, drained, owed, stranded>>
 
 MutantNext ==
     \/ \E t \in Users : MallocEnter(t) \/ AllocStep(t) \/ Drop(t)
-    \/ CleanerStartFinishFirst \/ CleanerLock \/ CleanerFree
+    \/ CleanerStartFinishFirst \/ CleanerLock \/ CleanerFree \/ CleanerAwaitClose
     \/ \E c \in Closers : CloseStep(c) \/ CloseAbort(c)
     \/ Terminated
 

@@ -32,16 +32,19 @@ traceVars == <<vars, i, l>>
 TraceInit == Init /\ i \in 1..Len(Traces) /\ l = 1
 
 Open(e) == (state = "OPEN") = (e.open = 1)
+AcceptsFree(e) == (state \in FreeOpen) = (e.accepts = 1)
 
 \* The InFlightLeases step that event e names, with the logged values.
 Step(e) ==
     \/ e.a = "MallocCheckOpen" /\ Open(e) /\ MallocCheckOpen(e.t)
-    \/ e.a = "FreeCheckOpen" /\ Open(e) /\ FreeCheckOpen(e.t)
+    \/ e.a = "FreeCheckOpen" /\ AcceptsFree(e) /\ FreeCheckOpen(e.t)
     \/ e.a = "Lease" /\ (MallocLease(e.t) \/ FreeLease(e.t)) /\ lease'[e.t] = e.slot
     \/ e.a = "MallocRecheckOpen" /\ Open(e) /\ MallocRecheckOpen(e.t)
                                 /\ (e.open = 1 => loc'[e.t].size = e.size)
-    \/ e.a = "FreeRecheckOpen" /\ Open(e) /\ FreeRecheckOpen(e.t)
-                              /\ (e.open = 1 => loc'[e.t].va = e.va)
+    \/ e.a = "FreeRecheckOpen" /\ AcceptsFree(e) /\ FreeRecheckOpen(e.t)
+                              /\ (e.accepts = 1 => loc'[e.t].va = e.va)
+    \/ e.a = "FreeAwaitClose" /\ FreeAwaitClose(e.t) /\ (state = "CLOSED") = (e.closed = 1)
+                             /\ UNCHANGED leaseVars
     \/ e.a = "CasSucceed" /\ MallocBump(e.t) /\ next' = e.next /\ UNCHANGED leaseVars
     \/ e.a = "Exhausted" /\ MallocBump(e.t) /\ pc'[e.t] = "m_exit" /\ UNCHANGED leaseVars
     \/ e.a = "BackendOk" /\ MallocBackendAlloc(e.t) /\ pc'[e.t] = "m_insert" /\ UNCHANGED leaseVars
@@ -58,6 +61,7 @@ Step(e) ==
     \/ e.a = "CloseLockInterrupted" /\ CloseLockInterrupted(e.t) /\ UNCHANGED leaseVars
     \/ e.a = "CloseAlreadyClosed" /\ CloseAlreadyClosed(e.t) /\ UNCHANGED leaseVars
     \/ e.a = "CloseBegin" /\ CloseBegin(e.t) /\ UNCHANGED leaseVars
+    \/ e.a = "CloseSeal" /\ CloseSeal(e.t) /\ UNCHANGED leaseVars
     \/ e.a = "CloseReadSlots" /\ CloseReadSlots(e.t) /\ scanEnd'[e.t] = e.slots
     \/ e.a = "CloseScanSlot" /\ CloseScanSlot(e.t)
     \/ e.a = "CloseDrained" /\ CloseDrained(e.t)
@@ -92,9 +96,9 @@ OpActions == {"MallocCheckOpen", "FreeCheckOpen", "GrowSlots", "MallocLease",
               "FreeLease", "MallocRecheckOpen", "FreeRecheckOpen",
               "UnleaseRefused", "MallocExit", "FreeExit", "MallocBump",
               "MallocBackendAlloc", "MallocGiveBack", "MallocInsert",
-              "FreeRemove", "FreeRelease", "CloseRefused"}
+              "FreeRemove", "FreeRelease", "FreeAwaitClose", "CloseRefused"}
 CloserActions == {"CloseLock", "CloseLockInterrupted", "CloseAlreadyClosed",
-                  "CloseBegin", "CloseReadSlots", "CloseScanSlot", "CloseDrained",
+                  "CloseBegin", "CloseSeal", "CloseReadSlots", "CloseScanSlot", "CloseDrained",
                   "CloseSnapshot", "CloseAbort", "CloseCommit", "DrainRelease",
                   "CloseUnlock", "CloseRefused"}
 
@@ -115,6 +119,7 @@ OpAction(a, t) ==
       [] a = "MallocInsert" -> MallocInsert(t)
       [] a = "FreeRemove" -> FreeRemove(t)
       [] a = "FreeRelease" -> FreeRelease(t)
+      [] a = "FreeAwaitClose" -> FreeAwaitClose(t)
       [] a = "CloseRefused" -> CloseRefused(t)
 
 CloserAction(a, c) ==
@@ -122,6 +127,7 @@ CloserAction(a, c) ==
       [] a = "CloseLockInterrupted" -> CloseLockInterrupted(c)
       [] a = "CloseAlreadyClosed" -> CloseAlreadyClosed(c)
       [] a = "CloseBegin" -> CloseBegin(c)
+      [] a = "CloseSeal" -> CloseSeal(c)
       [] a = "CloseReadSlots" -> CloseReadSlots(c)
       [] a = "CloseScanSlot" -> CloseScanSlot(c)
       [] a = "CloseDrained" -> CloseDrained(c)

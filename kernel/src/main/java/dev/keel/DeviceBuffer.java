@@ -112,10 +112,11 @@ public final class DeviceBuffer implements AutoCloseable {
 
         @Override
         public void run() {
+            boolean freed = false;
             try {
-                arena.free(va);
+                freed = arena.freeReporting(va);
             } finally {
-                tracker.finished(entry);
+                tracker.finished(entry, freed);
             }
         }
     }

@@ -281,8 +281,10 @@ public final class GcReclaimer implements MemoryPressureCallback {
     }
 
     private String describe(ReclaimTracker.Garbage garbage, String outcome) {
+        long foundFreed = tracker.foundFreedSince(garbage);
         String freed = tracker.cleanedSince(garbage) + " of " + garbage.count() + " unreachable buffers freed ("
-                + tracker.reclaimedBytesSince(garbage) + " bytes)";
+                + tracker.reclaimedBytesSince(garbage) + " bytes)"
+                + (foundFreed == 0 ? "" : ", " + foundFreed + " already freed by the close of their arena");
         if (outcome.equals("complete")) {
             return "collected, " + freed;
         }
@@ -353,7 +355,7 @@ public final class GcReclaimer implements MemoryPressureCallback {
             if (Trace.ON) {
                 Trace.record(trace, "AwaitCollection");
             }
-            return "joined another thread's collection: " + lastOutcome;
+            return "joined another thread's collection, which reported: " + lastOutcome;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return "interrupted while waiting for another thread's collection";

@@ -40,17 +40,31 @@ import org.jspecify.annotations.Nullable;
  * harmless.
  *
  * <p><b>In-flight drain.</b> Every malloc and free runs inside the in-flight guard, an {@link
- * InFlightLeases}: it leases a slot, then checks that the state is {@code OPEN} (the check that
- * counts), and gives the slot back when it returns. A cheaper check before the lease only makes
- * calls on a closed arena fail fast. {@code closeAndDrain} stores {@code CLOSING}, waits until
- * it has seen every slot free, snapshots the table, then clears it and stores {@code CLOSED}. If
- * waiting is interrupted or building the result fails, it stores {@code OPEN} again and leaves
- * every record in place (spec {@code ArenaOps}, action {@code CloseAbort}). Closes are serialised
+ * InFlightLeases}: it leases a slot, then checks the state (the check that counts), and gives the
+ * slot back when it returns. A malloc needs {@code OPEN}; a free needs {@code OPEN} or
+ * {@code CLOSING}. A cheaper check before the lease only makes refused calls fail fast. {@code
+ * closeAndDrain} closes in two phases. It stores {@code CLOSING}, which refuses mallocs, and waits
+ * until it has seen every slot free: every malloc is gone, while frees go on, so memory that
+ * garbage gives back while the close waits for a slow malloc (one under memory pressure, say)
+ * goes back to the device at once. Then it stores {@code SEALED}, which refuses frees too, waits
+ * for every slot again, snapshots the table, clears it and stores {@code CLOSED}. A free refused
+ * by {@code SEALED} or {@code CLOSED} waits until no close holds the close lock: then either the
+ * arena is closed and its close has taken the record, or the close gave up and the free tries
+ * again. If a wait is interrupted or building the result fails, the close stores {@code OPEN}
+ * again and leaves every record in place (spec {@code ArenaOps}, action {@code CloseAbort}); a
+ * free made meanwhile has freed its record or frees it now, so nothing is kept in the reopened
+ * arena that its owner let go of. Closes are serialised
  * by a lock, so a second concurrent close returns only after the first has finished, including,
  * for {@link #close()}, the release of every record and of the reserve. A close called from
  * inside one of this arena's own operations (a backend call made by malloc, free or close on the
  * same thread) would wait for itself; it is refused with an {@link IllegalStateException}
  * instead: the thread holds a slot, or the close lock.
+ *
+ * <p><b>Host lock.</b> With {@link Builder#hostLock}, a close called by a thread that holds the
+ * host lock lets go of it for the whole close and takes it back before returning, as a host thread
+ * releases its runtime lock around any blocking call: a malloc the close waits for may be
+ * collecting garbage under memory pressure, which needs the host lock (spec {@code KeelSystem},
+ * invariant {@code NoCircularWait}).
  *
  * <h2>Invariants (names from {@code spec/tla/CasBump.tla}, {@code ArenaOps.tla} and
  * {@code InFlightLeases.tla})</h2>
@@ -72,11 +86,16 @@ import org.jspecify.annotations.Nullable;
  * <li>{@code MappedMatchesTable}, {@code MappedNonNegative}: the mapped counter is the table's
  *     bytes at every moment.
  * <li>{@code LeaseExclusive}, {@code ScanCoversGuarded}: a call holds one slot from its lease to
- *     its return; while the closer scans, every call past the check holds a slot it has still to
- *     pass.
- * <li>{@code ClosingUnderLock}, {@code SecondCloseWaits}: the state is {@code CLOSING} only while
- *     the close-lock holder drains, so plain volatile stores of the state suffice; a close returns
- *     only once the arena is closed and every record close() drained is deallocated.
+ *     its return; while the closer scans, every malloc past the check (first scan) or every call
+ *     past it (second scan) holds a slot it has still to pass.
+ * <li>{@code ClosingUnderLock}, {@code SecondCloseWaits}: the state is {@code CLOSING} or {@code
+ *     SEALED} only while the close-lock holder drains, so plain volatile stores of the state
+ *     suffice; a close returns only once the arena is closed and every record close() drained is
+ *     deallocated.
+ * <li>{@code StrandedOnlyWhileClosing}, {@code OomOnlyAfterReclaim} (spec {@code KeelSystem}): a
+ *     free that this arena did not carry out is one whose record its close drained, and it returns
+ *     only once that close has ended; so garbage is never kept by an open arena, and a collector
+ *     waiting for the cleaning of garbage in a closing arena waits until its memory is free.
  * </ul>
  *
  * <h2>Why each ordering is needed</h2>
@@ -92,8 +111,9 @@ import org.jspecify.annotations.Nullable;
  *     has returned, and the release store of the give-back happens-before the closer's load that
  *     sees it). Otherwise the load sees {@code CLOSING}. A lease the closer missed, made in a
  *     slot it had already passed or in a chunk appended after it read the array, therefore
- *     belongs to a call that sees {@code CLOSING} and leaves. Checking only before the lease, as
- *     the seed orders its counter, loses that guarantee (spec mutant {@code CheckBeforeLease}),
+ *     belongs to a call that sees {@code CLOSING}: a malloc leaves, a free goes on and the second
+ *     scan, after the store of {@code SEALED}, waits for it by the same argument. Checking only
+ *     before the lease, as ModelExpress's VmmArena orders its counter, loses that guarantee (spec mutant {@code CheckBeforeLease}),
  *     and so would a closer that read the chunk array before storing {@code CLOSING} (mutant
  *     {@code ScanBeforeClosing}: the scan misses a slot appended in between). A release store
  *     in place of the compare-and-set would not do either: a later load may pass it (x86 does;
@@ -112,7 +132,17 @@ import org.jspecify.annotations.Nullable;
  *     the same bytes out twice (mutant {@code BlindGiveBack}); the compare-and-set makes "still the
  *     top" and "move back" one step. Likewise the bump itself must be one compare-and-exchange,
  *     not a load then a store (mutant {@code LoadStore}: overlapping ranges).
- * <li><b>Commit while {@code CLOSING}.</b> After the drain no operation is past its state check, so
+ * <li><b>Seal before the snapshot.</b> Frees must be refused before the table is copied: a free
+ *     that removed a record the snapshot holds would deallocate it, and so would the close. The
+ *     first scan cannot end in the snapshot instead, since it does not wait for frees that began
+ *     after it passed their slot.
+ * <li><b>A refused free waits for the close.</b> Returning at once, as a free on a closed arena
+ *     of ModelExpress's VmmArena does, would tell a cleaner that the memory is free while the close
+ *     has yet to deallocate it, or, if the close gives up, leave the record in an open arena that
+ *     nobody will free (spec {@code KeelSystem}, mutant {@code ClosingFreeNoop}). The wait takes
+ *     the close lock and so cannot be part of a cycle: the close waits only for calls that hold a
+ *     slot, and the waiting free has given its slot back.
+ * <li><b>Commit while {@code SEALED}.</b> After the drain no operation is past its state check, so
  *     clearing the table cannot interleave with any malloc or free; the store of {@code CLOSED}
  *     that follows makes the two one atomic step ({@code CloseCommit}).
  * </ul>
@@ -142,15 +172,18 @@ public final class VmmArena implements AutoCloseable {
     /** The range {@link #open(VmmBackend)} reserves: 16 TiB. */
     public static final long DEFAULT_TOTAL_BYTES = 1L << 44;
 
+    // The states in order: a malloc needs OPEN, a free less than SEALED.
     private static final int OPEN = 0;
     private static final int CLOSING = 1;
-    private static final int CLOSED = 2;
+    private static final int SEALED = 2;
+    private static final int CLOSED = 3;
 
     private final VmmBackend backend;
     private final long base;
     private final long totalBytes;
     private final long granularity;
     private final ArenaErrorHandler errorHandler;
+    private final HostLock hostLock;
 
     private final AtomicLong next = new AtomicLong();
     private final AllocationTable table = new AllocationTable();
@@ -178,12 +211,13 @@ public final class VmmArena implements AutoCloseable {
     }
 
     private VmmArena(VmmBackend backend, long base, long totalBytes, long granularity,
-                     ArenaErrorHandler errorHandler) {
+                     ArenaErrorHandler errorHandler, HostLock hostLock) {
         this.backend = backend;
         this.base = base;
         this.totalBytes = totalBytes;
         this.granularity = granularity;
         this.errorHandler = errorHandler;
+        this.hostLock = hostLock;
         this.traceId = Trace.ON
                 ? Trace.open("ArenaOpen", "total", totalBytes, "granularity", granularity, "slots",
                         InFlightLeases.firstChunkSlots())
@@ -212,6 +246,7 @@ public final class VmmArena implements AutoCloseable {
         private final VmmBackend backend;
         private long totalBytes = DEFAULT_TOTAL_BYTES;
         private ArenaErrorHandler errorHandler = ArenaErrorHandler.logging();
+        private HostLock hostLock = HostLock.NONE;
 
         private Builder(VmmBackend backend) {
             this.backend = Objects.requireNonNull(backend, "backend");
@@ -233,6 +268,18 @@ public final class VmmArena implements AutoCloseable {
         }
 
         /**
+         * The host lock of the runtime whose threads use this arena, the one its device's
+         * {@link GcReclaimer} takes; default {@link HostLock#NONE}. A close by a thread that holds
+         * it lets go of it until the close returns (see {@link VmmArena#close()}). Without it, a
+         * close by a holder of the host lock can wait for ever for a malloc whose collection needs
+         * that lock.
+         */
+        public Builder hostLock(HostLock hostLock) {
+            this.hostLock = Objects.requireNonNull(hostLock, "hostLock");
+            return this;
+        }
+
+        /**
          * Reserves the range (once) and returns the open arena. If anything fails after the
          * reservation, the range is released again before the failure is thrown.
          *
@@ -250,7 +297,7 @@ public final class VmmArena implements AutoCloseable {
             long base = backend.reserve(total);
             try {
                 checkReservedRange(base, total, granularity);
-                return new VmmArena(backend, base, total, granularity, errorHandler);
+                return new VmmArena(backend, base, total, granularity, errorHandler, hostLock);
             } catch (RuntimeException | Error failure) {
                 try {
                     backend.releaseReserve(base, total);
@@ -333,12 +380,12 @@ public final class VmmArena implements AutoCloseable {
     }
 
     private long mallocInFlight(long size, long aligned) {
-        if (!isOpen("MallocCheckOpen", "size", aligned)) {     // InFlightLeases: MallocCheckOpen // InFlightDrain: CallRefused
+        if (!isOpen("MallocCheckOpen", "size", aligned)) {     // InFlightLeases: MallocCheckOpen // InFlightDrain: MallocRefused
             throw closedException();
         }
         int lease = leases.enter();
         try {
-            if (!isOpen("MallocRecheckOpen", "size", aligned)) { // InFlightLeases: MallocRecheckOpen // InFlightDrain: MallocEnter, CallRefused
+            if (!isOpen("MallocRecheckOpen", "size", aligned)) { // InFlightLeases: MallocRecheckOpen // InFlightDrain: MallocEnter, MallocRefused
                 throw closedException();
             }
             if (Trace.ON) {
@@ -504,37 +551,104 @@ public final class VmmArena implements AutoCloseable {
     // ------------------------------------------------------------------ free
 
     /**
-     * Unmaps the allocation at {@code va}. An unknown address, a second free of the same address
-     * and any free once a close has begun do nothing. A failure of {@link VmmBackend#deallocate}
-     * goes to the error handler and is never thrown; the record is dropped either way.
+     * Unmaps the allocation at {@code va}. An unknown address and a second free of the same
+     * address do nothing. A free runs while a close waits for the mallocs in flight; once the close
+     * has sealed the arena, a free waits until the close has ended: then the close has deallocated
+     * the record (or, for {@link #closeAndDrain()}, handed it to its caller), or the close gave up
+     * and the free is carried out. A failure of {@link VmmBackend#deallocate} goes to the error
+     * handler and is never thrown; the record is dropped either way.
      */
     public void free(long va) {
-        RuntimeException failure = freeInFlight(va);
-        if (failure != null) {
-            reportError("free", failure);
+        freeReporting(va);
+    }
+
+    /**
+     * Frees as {@link #free(long)} does; returns whether this call deallocated the record (false
+     * for an unknown address, a record freed already or drained by a close, and a failed
+     * deallocation).
+     */
+    boolean freeReporting(long va) {
+        while (true) {
+            int outcome = freeOnce(va);
+            if (outcome != REFUSED) {
+                return outcome == FREED;
+            }
+            if (!awaitCloseEnd()) {                            // ArenaOps: FreeAwaitClose
+                return false;
+            }
         }
     }
 
-    private @Nullable RuntimeException freeInFlight(long va) {
-        if (!isOpen("FreeCheckOpen", "va", va - base)) {     // InFlightLeases: FreeCheckOpen // InFlightDrain: CallRefused
-            return null;
+    private static final int FREED = 0;
+    private static final int NOT_FREED = 1;
+    private static final int REFUSED = 2;
+
+    /** One pass through the guard; returns {@link #REFUSED} if the arena refuses frees. */
+    private int freeOnce(long va) {
+        if (!acceptsFree("FreeCheckOpen", va)) {              // InFlightLeases: FreeCheckOpen // InFlightDrain: FreeRefused
+            return REFUSED;
         }
+        RuntimeException failure;
         int lease = leases.enter();
         try {
-            if (!isOpen("FreeRecheckOpen", "va", va - base)) { // InFlightLeases: FreeRecheckOpen // InFlightDrain: FreeEnter, CallRefused
-                return null;
+            if (!acceptsFree("FreeRecheckOpen", va)) {        // InFlightLeases: FreeRecheckOpen // InFlightDrain: FreeEnter, FreeRefused
+                return REFUSED;
             }
             Allocation record = remove(va);                    // ArenaOps: FreeRemove
             if (record == null) {
-                return null;
+                return NOT_FREED;
             }
-            RuntimeException failure = release(va, record.size(), record.handle()); // ArenaOps: FreeRelease
+            failure = release(va, record.size(), record.handle()); // ArenaOps: FreeRelease
             if (Trace.ON) {
                 Trace.record(traceId, "FreeRelease");
             }
-            return failure;
         } finally {
             exit(lease);                                       // InFlightLeases: FreeExit // InFlightDrain: FreeExit
+        }
+        if (failure == null) {
+            return FREED;
+        }
+        reportError("free", failure);
+        return NOT_FREED;
+    }
+
+    /**
+     * Whether the state lets a free in (below {@code SEALED}): the state check of {@code action}.
+     * While tracing, the read and its event are one step, with the offset freed.
+     */
+    private boolean acceptsFree(String action, long va) {
+        if (!Trace.ON) {
+            return state < SEALED;
+        }
+        Trace.begin();
+        try {
+            boolean accepts = state < SEALED;
+            Trace.event(traceId, action, "accepts", accepts ? 1 : 0, "va", va - base);
+            return accepts;
+        } finally {
+            Trace.end();
+        }
+    }
+
+    /**
+     * A refused free waits until no close holds the close lock; returns whether the arena is
+     * open again, so that the free tries again. A thread inside this arena's own close, or inside
+     * one of its calls (a backend that frees from within), must not wait for the close it is part
+     * of: it returns at once, and the close drains the record.
+     */
+    private boolean awaitCloseEnd() {
+        if (closeLock.isHeldByCurrentThread() || leases.heldByCurrentThread()) {
+            return false;
+        }
+        closeLock.lock();
+        try {
+            boolean closed = state == CLOSED;
+            if (Trace.ON) {
+                Trace.record(traceId, "FreeAwaitClose", "closed", closed ? 1 : 0);
+            }
+            return !closed;
+        } finally {
+            closeLock.unlock();
         }
     }
 
@@ -587,11 +701,16 @@ public final class VmmArena implements AutoCloseable {
      */
     public List<Allocation> closeAndDrain() {
         refuseReentrantClose();                                // ArenaOps: CloseRefused
-        lockForClose("drain");                                 // ArenaOps: CloseLock
+        boolean yielded = yieldHostLock();                     // KeelSystem: CloseBegin (HostRelease)
         try {
-            return drainLocked();
+            lockForClose("drain");                             // ArenaOps: CloseLock
+            try {
+                return drainLocked();
+            } finally {
+                unlockClose();                                 // ArenaOps: CloseUnlock
+            }
         } finally {
-            unlockClose();                                     // ArenaOps: CloseUnlock
+            retakeHostLock(yielded);                           // KeelSystem: CloseRehost
         }
     }
 
@@ -601,27 +720,54 @@ public final class VmmArena implements AutoCloseable {
      * trying everything, throws the first failure with the others suppressed; a failed release of
      * the reserve is retried by the next {@code close()}.
      *
+     * <p>Waits for every malloc and free in flight, then for the frees that came meanwhile; a free
+     * called once the close no longer accepts frees waits for this close to return. A thread that
+     * holds the arena's {@linkplain Builder#hostLock host lock} lets go of it for the whole close
+     * and holds it again when this returns, normally or not: a malloc under memory pressure that
+     * the close waits for may need it to collect.
+     *
      * @throws IllegalStateException  as for {@link #closeAndDrain()}
      * @throws CancellationException  as for {@link #closeAndDrain()}; nothing was released
      */
     @Override
     public void close() {
         refuseReentrantClose();                                // ArenaOps: CloseRefused
-        lockForClose("close");                                 // ArenaOps: CloseLock
+        boolean yielded = yieldHostLock();                     // KeelSystem: CloseBegin (HostRelease)
         try {
-            RuntimeException first = null;
-            for (Allocation record : drainLocked()) {
-                first = firstOf(first, release(record.va(), record.size(), record.handle())); // ArenaOps: DrainRelease
-                if (Trace.ON) {
-                    Trace.record(traceId, "DrainRelease", "va", record.va() - base);
+            lockForClose("close");                             // ArenaOps: CloseLock
+            try {
+                RuntimeException first = null;
+                for (Allocation record : drainLocked()) {
+                    first = firstOf(first, release(record.va(), record.size(), record.handle())); // ArenaOps: DrainRelease
+                    if (Trace.ON) {
+                        Trace.record(traceId, "DrainRelease", "va", record.va() - base);
+                    }
                 }
-            }
-            first = firstOf(first, releaseReserveOnce());
-            if (first != null) {
-                throw first;
+                first = firstOf(first, releaseReserveOnce());
+                if (first != null) {
+                    throw first;
+                }
+            } finally {
+                unlockClose();                                 // ArenaOps: CloseUnlock
             }
         } finally {
-            unlockClose();                                     // ArenaOps: CloseUnlock
+            retakeHostLock(yielded);                           // KeelSystem: CloseRehost
+        }
+    }
+
+    /** Lets go of the host lock if this thread holds it; returns whether it did. */
+    private boolean yieldHostLock() {
+        if (!hostLock.isHeldByCurrentThread()) {
+            return false;
+        }
+        hostLock.unlock();
+        return true;
+    }
+
+    /** Takes the host lock back after a close that let go of it, once nothing else is held. */
+    private void retakeHostLock(boolean yielded) {
+        if (yielded) {
+            hostLock.lock();
         }
     }
 
@@ -714,6 +860,8 @@ public final class VmmArena implements AutoCloseable {
         long waitStart = System.nanoTime();
         try {
             leases.awaitAllFree(this);                         // InFlightDrain: CloseAwaitDrain
+            seal();                                            // ArenaOps: CloseSeal
+            leases.awaitAllFree(this);                         // InFlightDrain: CloseAwaitSealed
             long waited = System.nanoTime() - waitStart;
             List<Allocation> drained = snapshot();             // ArenaOps: CloseSnapshot
             commitClose();                                     // ArenaOps: CloseCommit
@@ -727,6 +875,18 @@ public final class VmmArena implements AutoCloseable {
             throw failure;
         } finally {
             drainWaiter = null;
+        }
+    }
+
+    /** Stores SEALED: frees are refused from now on; while tracing, one step with its event. */
+    private void seal() {
+        if (Trace.ON) {
+            Trace.begin();
+        }
+        state = SEALED;
+        if (Trace.ON) {
+            Trace.event(traceId, "CloseSeal");
+            Trace.end();
         }
     }
 
@@ -867,6 +1027,7 @@ public final class VmmArena implements AutoCloseable {
             case OPEN:
                 return ArenaState.OPEN;
             case CLOSING:
+            case SEALED:
                 return ArenaState.CLOSING;
             default:
                 return ArenaState.CLOSED;

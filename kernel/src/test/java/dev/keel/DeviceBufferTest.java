@@ -126,6 +126,62 @@ class DeviceBufferTest {
         assertTrue(reclaimed >= 2 * G, "the reclaim events report the freed garbage: " + reclaimed);
     }
 
+    /**
+     * Garbage of an arena whose close waits for a malloc is reclaimed for an allocation in another
+     * arena of the same device (KeelSystem's OomOnlyAfterReclaim across arenas, model
+     * MCKeelSystem). Kernel mutant: a free on a closing arena does nothing, and the allocation
+     * fails with the garbage's memory still on the device.
+     */
+    @Test
+    void garbageOfAClosingArenaIsReclaimedForAnotherArena() throws Exception {
+        DeviceAllocator device = DeviceAllocator.builder(G).name("two-arenas")
+                .pressureCallback(new GcReclaimer(HostLock.NONE, Duration.ofSeconds(10))).build();
+        java.util.concurrent.CountDownLatch entered = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch proceed = new java.util.concurrent.CountDownLatch(1);
+        AllocatorBackend shared = new AllocatorBackend(device, G, 0);
+        VmmBackend gated = new VmmBackend() { // the second allocation of arena one waits for the test
+            private final AtomicInteger allocations = new AtomicInteger();
+
+            @Override public long granularity() { return G; }
+            @Override public long reserve(long bytes) { return shared.reserve(bytes); }
+            @Override public void deallocate(long va, long size, long handle) { shared.deallocate(va, size, handle); }
+            @Override public void releaseReserve(long base, long bytes) { }
+
+            @Override
+            public long allocate(long va, long size) {
+                if (allocations.incrementAndGet() == 2) {
+                    entered.countDown();
+                    try {
+                        proceed.await();
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }
+                return shared.allocate(va, size);
+            }
+        };
+        VmmArena one = VmmArena.open(gated, 64 * G);
+        VmmArena two = VmmArena.open(shared, 64 * G);
+        List<DeviceBuffer> garbage = new ArrayList<>(List.of(DeviceBuffer.allocate(one, G)));
+        assertEquals(0, device.freeBytes());
+        Thread malloc = new Thread(() -> DeviceBuffer.allocate(one, G).close(), "slow malloc");
+        malloc.start();
+        assertTrue(entered.await(10, TimeUnit.SECONDS));
+        Thread closer = new Thread(one::close, "closer");
+        closer.start();
+        while (one.state() != ArenaState.CLOSING) {
+            Thread.onSpinWait();
+        }
+        garbage.clear();
+        DeviceBuffer.allocate(two, G).close(); // the device is full until the garbage is reclaimed
+        proceed.countDown();
+        malloc.join(10_000);
+        closer.join(10_000);
+        assertTrue(one.isClosed());
+        assertEquals(G, device.freeBytes());
+        two.close();
+    }
+
     /** Collects until every buffer of the device has been freed (bounded). */
     private static void awaitAllFree(DeviceAllocator device) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);

@@ -271,7 +271,7 @@ class GcReclaimerTest {
             if (collections.incrementAndGet() == 1) { // finds one buffer and its cleaner frees it at once
                 ReclaimTracker.Entry entry = tracker.register(new Object(), 64);
                 gcUntilFound(tracker, 1);
-                tracker.finished(entry);
+                tracker.finished(entry, true);
             } else { // finds nothing, after the second thread has joined
                 inSecond.countDown();
                 awaitUninterruptibly(release);
@@ -294,7 +294,7 @@ class GcReclaimerTest {
         // The second collection ran no collection at all: its note says so.
         assertEquals("oom attempts=2 interrupted=false / collected, 0 of 0 unreachable buffers freed (0 bytes)"
                 + GcReclaimer.NOT_COLLECTED, getWithin(collector, "the collector"));
-        assertEquals("oom attempts=2 interrupted=false / joined another thread's collection: collected, 0 of 0"
+        assertEquals("oom attempts=2 interrupted=false / joined another thread's collection, which reported: collected, 0 of 0"
                 + " unreachable buffers freed (0 bytes)" + GcReclaimer.NOT_COLLECTED, getWithin(waiter, "the waiter"));
         assertEquals(2, reclaimer.collections());
         recording.stop();
@@ -328,7 +328,7 @@ class GcReclaimerTest {
             start("cleaner", () -> { // frees only once the collector waits for it
                 awaitCondition(() -> collecting.getState() == Thread.State.TIMED_WAITING, "the wait for cleaners");
                 a[0].free(block[0]);
-                tracker.finished(entry);
+                tracker.finished(entry, true);
                 return null;
             });
         });

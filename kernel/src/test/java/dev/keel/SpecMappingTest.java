@@ -45,8 +45,8 @@ class SpecMappingTest {
     private static final Map<String, Set<String>> NOT_STEPS = Map.of(
             "CasBump", Set.of("Recycle", "Operate", "Complete", "Next"),
             "ArenaOps", Set.of("Terminated", "Goto", "Return", "OpWork", "CloserWork", "CloserFault"),
-            "InFlightDrain", Set.of("OpStep", "CloserProgress", "CloserStep", "Next"),
-            "InFlightLeases", Set.of("CheckOpen", "Lease", "RecheckOpen", "GiveSlotBack",
+            "InFlightDrain", Set.of("OpStep", "CloserProgress", "CloserLive", "CloserStep", "Next"),
+            "InFlightLeases", Set.of("Lease", "GiveSlotBack", "Scanning",
                     "GuardStep", "OpStep", "CloserProgress", "CloserStep", "Next", "KernelOwn"),
             "LockOrdering", Set.of("CallerEnter", "CallerExit", "ThreadNext", "AllocStep", "Next"));
 

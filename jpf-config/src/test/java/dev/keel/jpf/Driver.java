@@ -20,6 +20,8 @@ enum Driver {
     SINGLE_FLIGHT("SingleFlightDriver", 100),
     ACTIVE_ARENA("ActiveArenaDriver", 100),
     ACTIVATION_RACE("ActivationRaceDriver", 100),
+    CLOSING_FREE("ClosingFreeDriver", 100),
+    HOST_CLOSE("HostCloseDriver", 100),
     ARENA_LINEARIZABILITY("ArenaLinearizability", 1000);
 
     /** Scenarios the linearizability test generates; its invocations are shared among them. */

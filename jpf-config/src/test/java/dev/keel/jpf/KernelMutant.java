@@ -7,8 +7,9 @@ import java.util.List;
  * {@link MutantKernel}), each with the driver that must catch it. The first seven are issue 4's
  * list; (8) to (10) give the remaining drivers a bug of their own, so that every driver but
  * {@code ActiveArenaDriver} is shown able to fail (that one is, under JPF: {@link JpfMutant}'s
- * (11)); the last runs (5) through the linearizability test, to show that it can fail. Every one
- * is in the gate.
+ * (11)); (12) and (13) are the kernel before it fixed what spec {@code KeelSystem} found (its
+ * mutants {@code ClosingFreeNoop} and {@code HostCloseHolds}); the last runs (5) through the
+ * linearizability test, to show that it can fail. Every one is in the gate.
  *
  * <p>Not here: the weakening of the in-flight guard that only a weaker memory model than
  * sequential consistency can show (a lease taken by a release store instead of a compare-and-set).
@@ -27,10 +28,10 @@ enum KernelMutant {
             new Patch("dev/keel/VmmArena.java", """
                     int lease = leases.enter();
                     try {
-                        if (!isOpen("FreeRecheckOpen", "va", va - base)) {
+                        if (!acceptsFree("FreeRecheckOpen", va)) {
                     """, """
                     try { // MUTANT: no FreeLease
-                        if (!isOpen("FreeRecheckOpen", "va", va - base)) {
+                        if (!acceptsFree("FreeRecheckOpen", va)) {
                     """),
             new Patch("dev/keel/VmmArena.java",
                     "exit(lease); // InFlightLeases: FreeExit",
@@ -96,8 +97,28 @@ enum KernelMutant {
                     "if (!collecting) { // LockOrdering: ReclaimJoin",
                     "if (collecting || !collecting) { // MUTANT: always become a collector\n")),
 
-    PLAIN_BUMP_LINEARIZABILITY("(5) plain read-then-write bump, in the linearizability test", Driver.ARENA_LINEARIZABILITY,
+    CLOSING_FREE_NOOP("(12) a free on a closing arena does nothing and returns at once", Driver.CLOSING_FREE,
+            Expect.CHECK_FAILS, ClosingFreeNoop.PATCHES),
+
+    HOST_CLOSE_HOLDS("(13) close() keeps the host lock while it waits", Driver.HOST_CLOSE, Expect.HANGS,
+            new Patch("dev/keel/VmmArena.java", """
+                    if (!hostLock.isHeldByCurrentThread()) {
+                        return false;
+                    }
+                    """, "if (true) { // MUTANT: close keeps the host lock\n return false;\n }\n")),
+
+        PLAIN_BUMP_LINEARIZABILITY("(5) plain read-then-write bump, in the linearizability test", Driver.ARENA_LINEARIZABILITY,
             Expect.CHECK_FAILS, PLAIN_BUMP.patches().toArray(new Patch[0]));
+
+    /** The patches of (12): the kernel before frees ran while closing (ModelExpress's order). */
+    private static final class ClosingFreeNoop {
+        static final Patch[] PATCHES = {
+            new Patch("dev/keel/VmmArena.java", "return state < SEALED;", "return state == OPEN; // MUTANT\n"),
+            new Patch("dev/keel/VmmArena.java", "boolean accepts = state < SEALED;",
+                    "boolean accepts = state == OPEN; // MUTANT\n"),
+            new Patch("dev/keel/VmmArena.java", "if (!awaitCloseEnd()) {", "if (true) { // MUTANT: no FreeAwaitClose\n"),
+        };
+    }
 
     /** How the catching driver must fail under Lincheck for the mutant to count as caught. */
     enum Expect {

@@ -18,9 +18,11 @@ import java.util.concurrent.locks.ReentrantLock;
  * cleared but which have not finished are precisely the cleanings that are due;
  * {@link #garbage(Garbage)} counts them, plus those a cleaner already finished since the
  * {@link #mark()} taken just before the collection. A finished entry whose owner was cleared was
- * freed by its cleaner (an explicit close keeps the owner strongly reachable until it is done),
+ * finished by its cleaner (an explicit close keeps the owner strongly reachable until it is done),
  * and only those advance the cleaner counters that {@link #awaitCleaned} waits on, waking at
- * each one.
+ * each one. A cleaning finishes either having freed its memory or having found it freed by
+ * someone else (the close of its arena drained the record); only the first kind counts as
+ * freed, with its bytes.
  *
  * <p>Invariants (guarded by {@code lock}): {@code live} holds every registered entry that has not
  * finished; each entry finishes at most once; the cleaner counters only grow. The lock is held
@@ -33,6 +35,8 @@ public final class ReclaimTracker {
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition cleaned = lock.newCondition();
     private final Set<Entry> live = new HashSet<>();
+    private long cleanerFinishedCount;
+    private long cleanerFoundFreedCount;
     private long cleanerFreedCount;
     private long cleanerFreedBytes;
 
@@ -53,13 +57,21 @@ public final class ReclaimTracker {
         return entry;
     }
 
-    /** Records that the memory of {@code entry} has been freed; idempotent. */
-    public void finished(Entry entry) {
+    /**
+     * Records that the cleaning or close of {@code entry} has finished, and whether it freed the
+     * memory ({@code false}: someone else had freed it already); idempotent.
+     */
+    public void finished(Entry entry, boolean freed) {
         lock.lock();
         try {
             if (live.remove(entry) && entry.owner.refersTo(null)) {
-                cleanerFreedCount++;
-                cleanerFreedBytes += entry.bytes;
+                cleanerFinishedCount++;
+                if (freed) {
+                    cleanerFreedCount++;
+                    cleanerFreedBytes += entry.bytes;
+                } else {
+                    cleanerFoundFreedCount++;
+                }
                 cleaned.signalAll();
             }
         } finally {
@@ -81,7 +93,7 @@ public final class ReclaimTracker {
     public Garbage mark() {
         lock.lock();
         try {
-            return new Garbage(0L, 0L, cleanerFreedCount, cleanerFreedBytes);
+            return new Garbage(0L, 0L, cleanerFinishedCount, cleanerFoundFreedCount, cleanerFreedCount, cleanerFreedBytes);
         } finally {
             lock.unlock();
         }
@@ -100,7 +112,7 @@ public final class ReclaimTracker {
     public Garbage garbage(Garbage mark) {
         lock.lock();
         try {
-            long count = cleanerFreedCount - mark.freedCountBefore;
+            long count = cleanerFinishedCount - mark.finishedCountBefore;
             long bytes = cleanerFreedBytes - mark.freedBytesBefore;
             for (Entry e : live) {
                 if (e.owner.refersTo(null)) {
@@ -108,23 +120,24 @@ public final class ReclaimTracker {
                     bytes += e.bytes;
                 }
             }
-            return new Garbage(count, bytes, mark.freedCountBefore, mark.freedBytesBefore);
+            return new Garbage(count, bytes, mark.finishedCountBefore, mark.foundFreedCountBefore, mark.freedCountBefore,
+                    mark.freedBytesBefore);
         } finally {
             lock.unlock();
         }
     }
 
     /**
-     * Waits until cleaners have freed as many entries as {@code garbage} found, waking at each
+     * Waits until cleaners have finished as many entries as {@code garbage} found, waking at each
      * one, or until {@code deadline} (a {@link System#nanoTime()} value) passes. Returns whether
-     * they all were freed.
+     * they all finished.
      *
      * @throws InterruptedException if interrupted while waiting
      */
     public boolean awaitCleaned(Garbage garbage, long deadline) throws InterruptedException {
         lock.lock();
         try {
-            while (cleanerFreedCount - garbage.freedCountBefore < garbage.count) {
+            while (cleanerFinishedCount - garbage.finishedCountBefore < garbage.count) {
                 long left = deadline - System.nanoTime();
                 if (left <= 0L) {
                     return false;
@@ -132,6 +145,16 @@ public final class ReclaimTracker {
                 cleaned.awaitNanos(left);
             }
             return true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Entries whose cleaning found them freed by someone else since {@code garbage} was taken. */
+    public long foundFreedSince(Garbage garbage) {
+        lock.lock();
+        try {
+            return cleanerFoundFreedCount - garbage.foundFreedCountBefore;
         } finally {
             lock.unlock();
         }
@@ -172,12 +195,17 @@ public final class ReclaimTracker {
     public static final class Garbage {
         private final long count;
         private final long bytes;
+        private final long finishedCountBefore;
+        private final long foundFreedCountBefore;
         private final long freedCountBefore;
         private final long freedBytesBefore;
 
-        private Garbage(long count, long bytes, long freedCountBefore, long freedBytesBefore) {
+        private Garbage(long count, long bytes, long finishedCountBefore, long foundFreedCountBefore,
+                        long freedCountBefore, long freedBytesBefore) {
             this.count = count;
             this.bytes = bytes;
+            this.finishedCountBefore = finishedCountBefore;
+            this.foundFreedCountBefore = foundFreedCountBefore;
             this.freedCountBefore = freedCountBefore;
             this.freedBytesBefore = freedBytesBefore;
         }
@@ -187,7 +215,7 @@ public final class ReclaimTracker {
             return count;
         }
 
-        /** Their bytes. */
+        /** Their bytes, as far as known: those still due, and those freed since the mark. */
         public long bytes() {
             return bytes;
         }

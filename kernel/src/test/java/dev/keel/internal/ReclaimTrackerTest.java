@@ -22,7 +22,7 @@ class ReclaimTrackerTest {
         ReclaimTracker tracker = new ReclaimTracker();
         ReclaimTracker.Entry earlier = tracker.register(new Object(), 1000);
         gcUntilDue(tracker, 1);
-        tracker.finished(earlier); // a cleaner freed it before the mark: not this collection's
+        tracker.finished(earlier, true); // a cleaner freed it before the mark: not this collection's
         Object kept = new Object();
         ReclaimTracker.Entry live = tracker.register(kept, 7);
         ReclaimTracker.Entry freedAfterMark = tracker.register(new Object(), 100);
@@ -32,7 +32,7 @@ class ReclaimTrackerTest {
 
         ReclaimTracker.Garbage mark = tracker.mark();
         gcUntilDue(tracker, 3);
-        tracker.finished(freedAfterMark); // the cleaner ran before garbage(mark) was asked
+        tracker.finished(freedAfterMark, true); // the cleaner ran before garbage(mark) was asked
         ReclaimTracker.Garbage garbage = tracker.garbage(mark);
         assertEquals(3, garbage.count(), "one freed since the mark plus two still due");
         assertEquals(123, garbage.bytes());
@@ -40,8 +40,8 @@ class ReclaimTrackerTest {
         assertEquals(100, tracker.reclaimedBytesSince(garbage));
         assertEquals(3, tracker.liveCount());
 
-        tracker.finished(live); // an explicit free of a reachable owner is no cleaner's work
-        tracker.finished(freedAfterMark); // idempotent
+        tracker.finished(live, true); // an explicit free of a reachable owner is no cleaner's work
+        tracker.finished(freedAfterMark, true); // idempotent
         assertEquals(1, tracker.cleanedSince(garbage));
         assertEquals(100, tracker.reclaimedBytesSince(garbage));
         assertEquals(2, tracker.liveCount());
@@ -61,11 +61,11 @@ class ReclaimTrackerTest {
 
         long passed = System.nanoTime();
         assertFalse(tracker.awaitCleaned(garbage, passed), "none freed, deadline passed");
-        tracker.finished(first);
+        tracker.finished(first, true);
         assertFalse(tracker.awaitCleaned(garbage, passed), "one of two freed, deadline passed");
         assertEquals(1, tracker.cleanedSince(garbage));
         assertEquals(8, tracker.reclaimedBytesSince(garbage));
-        tracker.finished(second);
+        tracker.finished(second, true);
         assertTrue(tracker.awaitCleaned(garbage, passed), "all freed: true even after the deadline");
         assertEquals(2, tracker.cleanedSince(garbage));
         assertEquals(24, tracker.reclaimedBytesSince(garbage));

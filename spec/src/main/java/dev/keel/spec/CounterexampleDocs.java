@@ -78,9 +78,20 @@ final class CounterexampleDocs {
 
         Map<String, String> page = new TreeMap<>(committed);
         List<String> stale = new ArrayList<>();
+        // A section of a model that is gone, or that this run found without a counterexample, is a
+        // diagram of something that no longer happens.
+        for (String name : committed.keySet()) {
+            if (!Files.isRegularFile(tlaDir.resolve(name + ".cfg"))) {
+                page.remove(name);
+                stale.add(name);
+            }
+        }
         for (ModelResult result : results) {
             String section = section(result);
             if (section == null) {
+                if (page.remove(result.header().name()) != null) {
+                    stale.add(result.header().name());
+                }
                 continue;
             }
             String name = result.header().name();
@@ -98,7 +109,7 @@ final class CounterexampleDocs {
             return true;
         }
         System.err.println("[diagrams] " + committedPage + " is out of date for " + stale
-                + ": the counterexamples TLC printed have changed. Update it with");
+                + ": the counterexamples TLC printed have changed, or the models are gone or pass. Update it with");
         System.err.println("[diagrams]     cp " + generated + " " + committedPage);
         return false;
     }

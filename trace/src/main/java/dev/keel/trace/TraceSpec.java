@@ -109,7 +109,8 @@ enum TraceSpec {
                         int n = calls.merge(t, 1, Integer::sum);
                         records.atLeast("OpsPerThread", n);
                         records.member("OpThreads", t);
-                        records.step(e, t, "open", e.get("open"));
+                        String key = e.action().equals("FreeCheckOpen") ? "accepts" : "open";
+                        records.step(e, t, key, e.get(key));
                     }
                     case "MallocRecheckOpen" -> {
                         long size = arena.units(e.get("size"));
@@ -121,7 +122,7 @@ enum TraceSpec {
                     case "FreeRecheckOpen" -> {
                         long va = arena.offsetUnits(e.get("va"));
                         records.member("VAs", Long.toString(va));
-                        records.step(e, t, "open", e.get("open"), "va", va);
+                        records.step(e, t, "accepts", e.get("accepts"), "va", va);
                     }
                     case "Lease" -> records.step(e, t, "slot", e.get("slot"));
                     case "CasSucceed" -> {
@@ -130,6 +131,7 @@ enum TraceSpec {
                     }
                     case "GiveBack" -> records.step(e, t, "next", arena.units(e.get("next")));
                     case "FreeRemove" -> records.step(e, t, "found", e.get("found"));
+                    case "FreeAwaitClose" -> records.step(e, t, "closed", e.get("closed"));
                     case "GrowSlots" -> {
                         records.atLeast("MaxSlots", e.get("slots"));
                         records.step(e, t, "slots", e.get("slots"));
@@ -152,7 +154,7 @@ enum TraceSpec {
                         }
                         records.step(e, closer);
                     }
-                    case "CloseAlreadyClosed", "CloseBegin", "CloseScanSlot", "CloseDrained", "CloseAbort",
+                    case "CloseAlreadyClosed", "CloseBegin", "CloseSeal", "CloseScanSlot", "CloseDrained", "CloseAbort",
                          "CloseCommit", "CloseUnlock", "CloseReadSlots", "CloseSnapshot", "DrainRelease" -> {
                         String closer = closing.get(thread);
                         if (closer == null) {

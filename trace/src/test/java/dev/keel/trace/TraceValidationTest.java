@@ -76,7 +76,7 @@ class TraceValidationTest {
         Set<String> missing = new TreeSet<>(List.of("MallocCheckOpen", "FreeCheckOpen", "Lease", "MallocRecheckOpen",
                 "FreeRecheckOpen", "Request", "Load", "CheckFits", "Exhausted", "CasSucceed", "CasFail", "BackendOk",
                 "BackendFail", "GiveBack", "Leak", "MallocInsert", "Exit", "FreeRemove", "FreeRelease", "CloseRefused",
-                "CloseLock", "CloseLockInterrupted", "CloseAlreadyClosed", "CloseBegin", "CloseReadSlots",
+                "CloseLock", "CloseLockInterrupted", "CloseAlreadyClosed", "CloseBegin", "CloseSeal", "FreeAwaitClose", "CloseReadSlots",
                 "CloseScanSlot", "CloseDrained", "CloseSnapshot", "CloseAbort", "CloseCommit", "DrainRelease",
                 "CloseUnlock", "GrowSlots",
                 "CallerEnter", "CallerExit", "AllocLock", "AllocTry", "OutOfMemory", "PressureEnter", "CallbackUnlock",

@@ -224,7 +224,7 @@ final class PressureScenarios {
                 Scenarios.await(gate);
                 Scenarios.pause(pause);
                 device.free(handle);
-                reclaims.finished(entry);
+                reclaims.finished(entry, true);
             });
             held[caller] = buffer;
             return true;

@@ -49,6 +49,7 @@ public final class Scenarios {
             run("close from inside a backend call", hung, closeInsideBackendCall());
             run("interrupted closes", hung, interruptedCloses());
             run("three closes", hung, threeCloses());
+            run("frees while a close waits for a malloc", hung, freesWhileClosing(n == 1));
         }
         run("more calls in flight than the first chunk has slots", hung, guardGrowth());
         for (int n = 0; n < 2; n++) {
@@ -260,6 +261,55 @@ public final class Scenarios {
             join(draining);
             release.countDown();
             join(op);
+            close(arena, false);
+        });
+        return List.of(op, director);
+    }
+
+    /**
+     * Frees while a close waits for a malloc in the device: each is carried out at once; the close
+     * then seals the arena and commits, or, {@code interrupted}, gives up; a free after the commit
+     * waits for the close to end (FreeAwaitClose).
+     */
+    static List<Thread> freesWhileClosing(boolean interrupted) {
+        ScenarioBackend backend = new ScenarioBackend();
+        CountDownLatch release = new CountDownLatch(1);
+        CountDownLatch inDevice = new CountDownLatch(1);
+        backend.hook((operation, va, size) -> {
+            if (operation.equals("allocate") && size == 8 && inDevice.getCount() > 0) {
+                inDevice.countDown();
+                await(release);
+            }
+        });
+        VmmArena arena = open(backend);
+        long first = arena.malloc(4);
+        long second = arena.malloc(4);
+        long third = arena.malloc(4);
+        Thread op = thread("op", () -> {
+            try {
+                arena.malloc(8);
+            } catch (RuntimeException closed) {
+                // the malloc's device call returned after the close gave up, or it was refused
+            }
+        });
+        Thread closer = thread("closer", () -> close(arena, false));
+        Thread director = thread("director", () -> {
+            await(inDevice);
+            closer.start();
+            while (arena.state() != ArenaState.CLOSING) {
+                Thread.onSpinWait();
+            }
+            arena.free(first);
+            arena.free(second);
+            if (interrupted) {
+                pause(20);
+                closer.interrupt();
+                join(closer);
+            }
+            release.countDown();
+            join(op);
+            join(closer);
+            arena.free(third);
             close(arena, false);
         });
         return List.of(op, director);
