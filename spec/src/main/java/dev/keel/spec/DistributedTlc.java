@@ -19,7 +19,9 @@ import java.util.concurrent.TimeUnit;
  * set of fingerprints, and {@code TLCWorker} JVMs that fetch the spec from it, compute successor
  * states and check the invariants and action properties. They talk Java RMI: the server's registry
  * listens on {@link Cluster#port()}, and each side exports its remote objects on ephemeral ports,
- * named by the address in its {@code java.rmi.server.hostname}.
+ * named by the address in its {@code java.rmi.server.hostname}. Every JVM starts through
+ * {@link TlcLauncher}, which puts those sockets on the cluster's {@link RmiTransport} (loopback,
+ * mutual TLS, or plain when asked) and filters what they deserialize ({@link SerialAllowList}).
  *
  * <p>What the distributed engine of TLC 2.18 does not do, found by running it: it does not check
  * temporal properties (a model with a violated liveness property passes), it reports a violation
