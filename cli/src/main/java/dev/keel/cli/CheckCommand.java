@@ -55,14 +55,14 @@ final class CheckCommand implements Command {
                                 InFlightDrain, LockOrdering, KeelSystem or MutantHostFirst
                   --workers N   with --deep: check the deep models on TLC's distributed engine,
                                 a server and N workers on this machine, listening on loopback
-                                (127.0.0.1) only. Models with
-                                fairness or liveness, which that engine does not check, still
-                                run in one TLC process
+                                (127.0.0.1) only. Models with fairness or liveness, which that
+                                engine does not check, still run in one TLC process
                   --server      with --deep: be the server of a cluster; workers on other
                                 machines join with 'keel worker ADDRESS --port PORT'
                   --hostname A  with --server: this machine's address as the workers reach it
                   --port PORT   with --server: the server's RMI registry port (default %d)
-                %s                  --trace FILE  check a trace of the kernel instead: a run with
+                %s
+                  --trace FILE  check a trace of the kernel instead: a run with
                                 -Dkeel.trace.file=FILE writes one; TLC checks every arena's log
                                 against CasBump and InFlightLeases and reports the first event
                                 that is not a step of the spec (models under cli/target/check/trace/)
@@ -70,7 +70,7 @@ final class CheckCommand implements Command {
 
                 Exit status: 0 every model did what its header expects (every log fits), 1 one
                 did not, 2 bad arguments, an unreadable trace, or the models could not be run.
-                """.formatted(DistributedTlc.DEFAULT_PORT, TransportOptions.HELP.indent(2).stripLeading());
+                """.formatted(DistributedTlc.DEFAULT_PORT, TransportOptions.HELP.stripTrailing());
     }
 
     @Override

@@ -15,8 +15,9 @@ final class TransportOptions {
     static final Set<String> VALUED = Set.of("--keystore");
     static final Set<String> FLAGS = Set.of("--insecure");
     static final String HELP = """
-              --keystore F  RMI over mutual TLS with the cluster's PKCS12 keystore F (its password in
-                            %s); every member needs the same key, see docs/verification.md
+              --keystore F  RMI over mutual TLS with the cluster's PKCS12 keystore F (its
+                            password in %s); every member holds the same
+                            key, see docs/verification.md
               --insecure    plain RMI on every interface: anyone who reaches the ports can join
                             and forge the verdict; without --keystore or --insecure only a
                             loopback address is accepted

@@ -42,11 +42,12 @@ final class WorkerCommand implements Command {
                   --port PORT   the server's RMI registry port (default %d)
                   --threads N   worker threads (default: the number of processors)
                   --once        stop after one model instead of waiting for the next
-                %s                  -h, --help    this help
+                %s
+                  -h, --help    this help
 
                 Exit status: 0 stopped after --once with the model done, 1 a worker failed,
                 2 bad arguments.
-                """.formatted(DistributedTlc.DEFAULT_PORT, TransportOptions.HELP.indent(2).stripLeading());
+                """.formatted(DistributedTlc.DEFAULT_PORT, TransportOptions.HELP.stripTrailing());
     }
 
     @Override
