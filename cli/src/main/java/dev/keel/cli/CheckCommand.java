@@ -41,6 +41,7 @@ final class CheckCommand implements Command {
         return """
                 Usage: keel check [--deep] [--spec NAME] [--workers N]
                        keel check --deep --server --hostname ADDRESS [--port PORT] [--workers N]
+                                  (--keystore FILE | --insecure)
                        keel check --trace FILE
 
                 Runs TLC on every model of spec/tla (MC*.cfg): each spec's models must hold and
@@ -53,13 +54,14 @@ final class CheckCommand implements Command {
                   --spec NAME   only the models whose name contains NAME, e.g. CasBump,
                                 InFlightDrain, LockOrdering, KeelSystem or MutantHostFirst
                   --workers N   with --deep: check the deep models on TLC's distributed engine,
-                                a server and N workers on this machine (loopback). Models with
-                                fairness or liveness, which that engine does not check, still
-                                run in one TLC process
+                                a server and N workers on this machine, listening on loopback
+                                (127.0.0.1) only. Models with fairness or liveness, which that
+                                engine does not check, still run in one TLC process
                   --server      with --deep: be the server of a cluster; workers on other
                                 machines join with 'keel worker ADDRESS --port PORT'
                   --hostname A  with --server: this machine's address as the workers reach it
                   --port PORT   with --server: the server's RMI registry port (default %d)
+                %s
                   --trace FILE  check a trace of the kernel instead: a run with
                                 -Dkeel.trace.file=FILE writes one; TLC checks every arena's log
                                 against CasBump and InFlightLeases and reports the first event
@@ -68,13 +70,13 @@ final class CheckCommand implements Command {
 
                 Exit status: 0 every model did what its header expects (every log fits), 1 one
                 did not, 2 bad arguments, an unreadable trace, or the models could not be run.
-                """.formatted(DistributedTlc.DEFAULT_PORT);
+                """.formatted(DistributedTlc.DEFAULT_PORT, TransportOptions.HELP.stripTrailing());
     }
 
     @Override
     public int run(List<String> args, PrintStream out, PrintStream err) throws UsageException {
-        Arguments arguments = Arguments.parse(this, args, Set.of("--spec", "--trace", "--workers", "--hostname", "--port"),
-                Set.of("--deep", "--server"));
+        Arguments arguments = Arguments.parse(this, args, union(Set.of("--spec", "--trace", "--workers", "--hostname",
+                "--port"), TransportOptions.VALUED), union(Set.of("--deep", "--server"), TransportOptions.FLAGS));
         List<String> only = arguments.value("--spec").map(String::strip).stream().toList();
         Optional<DistributedTlc.Cluster> cluster = cluster(arguments);
         Path home = Path.of(System.getProperty(HOME_PROPERTY, "."));
@@ -118,8 +120,8 @@ final class CheckCommand implements Command {
         boolean server = arguments.flag("--server");
         boolean workers = arguments.value("--workers").isPresent();
         if (!server) {
-            for (String option : List.of("--hostname", "--port")) {
-                if (arguments.value(option).isPresent()) {
+            for (String option : List.of("--hostname", "--port", "--keystore", "--insecure")) {
+                if (arguments.value(option).isPresent() || arguments.flag(option)) {
                     throw new UsageException(this, option + " needs --server");
                 }
             }
@@ -142,6 +144,13 @@ final class CheckCommand implements Command {
         String hostname = arguments.value("--hostname").map(String::strip)
                 .orElseThrow(() -> new UsageException(this, "--server needs --hostname, the address workers reach"));
         int port = (int) arguments.number("--port", DistributedTlc.DEFAULT_PORT, 1, 65_535);
-        return Optional.of(DistributedTlc.Cluster.server(hostname, port, count));
+        return Optional.of(DistributedTlc.Cluster.server(hostname, port, count,
+                TransportOptions.choose(this, arguments, hostname)));
+    }
+
+    static Set<String> union(Set<String> a, Set<String> b) {
+        Set<String> all = new java.util.HashSet<>(a);
+        all.addAll(b);
+        return all;
     }
 }

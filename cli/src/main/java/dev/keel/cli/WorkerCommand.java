@@ -1,6 +1,7 @@
 package dev.keel.cli;
 
 import dev.keel.spec.DistributedTlc;
+import dev.keel.spec.RmiTransport;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
@@ -29,6 +30,7 @@ final class WorkerCommand implements Command {
     public String usage() {
         return """
                 Usage: keel worker HOST --hostname ADDRESS [--port PORT] [--threads N] [--once]
+                                   (--keystore FILE | --insecure)
 
                 Joins the TLC server that 'keel check --deep --server --hostname HOST' runs, and
                 computes successor states for it. The worker fetches the specs from the server,
@@ -40,11 +42,12 @@ final class WorkerCommand implements Command {
                   --port PORT   the server's RMI registry port (default %d)
                   --threads N   worker threads (default: the number of processors)
                   --once        stop after one model instead of waiting for the next
+                %s
                   -h, --help    this help
 
                 Exit status: 0 stopped after --once with the model done, 1 a worker failed,
                 2 bad arguments.
-                """.formatted(DistributedTlc.DEFAULT_PORT);
+                """.formatted(DistributedTlc.DEFAULT_PORT, TransportOptions.HELP.stripTrailing());
     }
 
     @Override
@@ -54,19 +57,21 @@ final class WorkerCommand implements Command {
         }
         String server = args.getFirst();
         Arguments arguments = Arguments.parse(this, args.subList(1, args.size()),
-                Set.of("--hostname", "--port", "--threads"), Set.of("--once"));
+                CheckCommand.union(Set.of("--hostname", "--port", "--threads"), TransportOptions.VALUED),
+                CheckCommand.union(Set.of("--once"), TransportOptions.FLAGS));
         String hostname = arguments.value("--hostname").map(String::strip)
                 .orElseThrow(() -> new UsageException(this, "--hostname is needed: the address the server reaches"));
         int port = (int) arguments.number("--port", DistributedTlc.DEFAULT_PORT, 1, 65_535);
         int processors = Runtime.getRuntime().availableProcessors();
         int threads = (int) arguments.number("--threads", processors, 1, 1_024);
+        RmiTransport transport = TransportOptions.choose(this, arguments, hostname);
         Path tmp = Path.of(System.getProperty("java.io.tmpdir"), "keel-worker-" + ProcessHandle.current().pid());
-        out.printf("keel worker: joining the TLC server at %s:%d as %s with %d thread(s)%n", server, port,
-                hostname, threads);
+        out.printf("keel worker: joining the TLC server at %s:%d as %s with %d thread(s), %s%n", server, port,
+                hostname, threads, transport.describe());
         out.flush();
         try {
             do {
-                int status = DistributedTlc.runWorker(server, hostname, port, threads, tmp);
+                int status = DistributedTlc.runWorker(server, hostname, port, threads, transport, tmp);
                 if (status != 0) {
                     err.println("keel worker: the TLC worker exited with status " + status);
                     return Keel.EXIT_FAILED;

@@ -53,6 +53,22 @@ class CheckCommandTest {
         assertUsage("--hostname is needed", "worker", "10.0.0.1");
     }
 
+    @Test
+    void plainRmiOnANetworkAddressNeedsInsecureAndTlsNeedsItsPassword() {
+        assertUsage("plain RMI on 10.0.0.1 would let anyone who reaches it join", "check", "--deep", "--server",
+                "--hostname", "10.0.0.1");
+        assertUsage("plain RMI on 10.0.0.2 would let anyone who reaches it join", "worker", "10.0.0.1",
+                "--hostname", "10.0.0.2");
+        assertUsage("--keystore and --insecure exclude each other", "worker", "10.0.0.1", "--hostname", "10.0.0.2",
+                "--keystore", "cluster.p12", "--insecure");
+        assertUsage("--insecure needs --server", "check", "--deep", "--workers", "2", "--insecure");
+        assertUsage("--keystore needs --server", "check", "--deep", "--workers", "2", "--keystore", "cluster.p12");
+        if (System.getenv("KEEL_KEYSTORE_PASSWORD") == null) {
+            assertUsage("set KEEL_KEYSTORE_PASSWORD", "worker", "10.0.0.1", "--hostname", "10.0.0.2",
+                    "--keystore", "cluster.p12");
+        }
+    }
+
     private static void assertUsage(String message, String... args) {
         CommandLine result = CommandLine.run(args);
         assertEquals(Keel.EXIT_USAGE, result.status(), result.err());

@@ -5,6 +5,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
@@ -16,7 +18,8 @@ import java.util.concurrent.TimeUnit;
  * generated: the distributed search is not strictly breadth-first, and its workers generate
  * duplicates that one process would have seen in its own set.) The spec module's test runs it on
  * loopback; the {@code -Pdistributed} profile runs {@link #main} with workers in network namespaces
- * ({@link NamespaceHosts}).
+ * ({@link NamespaceHosts}), once over mutual TLS with a cluster key made for the run and once over
+ * plain RMI, and prints both times: the cost of TLS on the same model in the same run.
  *
  * <p>System properties of {@link #main}: {@code keel.tlc.tla}, {@code keel.tlc.target} (as for
  * {@link TlcRunner}), {@code keel.distributed.model} (the cfg name), {@code keel.distributed.workers}
@@ -118,20 +121,38 @@ public final class DistributedAgreement {
 
         Count single = single(tlaTools, tlaDir, workDir.resolve("single"), model, timeout);
         System.out.println("[distributed] " + name + " on one machine: " + single);
-        Count distributed;
-        try (NamespaceHosts hosts = NamespaceHosts.create(workers)) {
-            System.out.println("[distributed] server at " + hosts.cluster().serverHostname() + ":"
-                    + hosts.cluster().port() + ", workers at " + hosts.cluster().workers().stream()
-                    .map(DistributedTlc.WorkerHost::address).toList() + " in network namespaces " + hosts.names());
-            distributed = distributed(tlaTools, tlaDir, workDir.resolve("cluster"), model, hosts.cluster(), timeout);
-        }
-        System.out.println("[distributed] " + name + " on " + workers + " namespace workers: " + distributed);
-        Optional<String> problem = mismatch(name, single, distributed);
-        problem.ifPresent(p -> System.err.println("[distributed] FAILED " + p));
-        if (problem.isEmpty()) {
+        String password = Long.toHexString(new java.security.SecureRandom().nextLong());
+        RmiTransport tls = new RmiTransport.Tls(ClusterKeys.cluster(workDir.resolve("keys").resolve("cluster.p12"),
+                password), password);
+        Count secure = inNamespaces(tlaTools, tlaDir, workDir.resolve("cluster"), model, workers, tls, timeout);
+        Count plain = inNamespaces(tlaTools, tlaDir, workDir.resolve("plain"), model, workers,
+                new RmiTransport.Insecure(), timeout);
+        System.out.printf(Locale.ROOT, "[distributed] %s: TLS %.1f s, plain %.1f s (TLS/plain %.2f)%n", name,
+                secure.elapsed().toMillis() / 1000.0, plain.elapsed().toMillis() / 1000.0,
+                (double) secure.elapsed().toMillis() / plain.elapsed().toMillis());
+        List<String> problems = new ArrayList<>();
+        mismatch(name + " over TLS", single, secure).ifPresent(problems::add);
+        mismatch(name + " over plain RMI", single, plain).ifPresent(problems::add);
+        problems.forEach(p -> System.err.println("[distributed] FAILED " + p));
+        if (problems.isEmpty()) {
             System.out.println("[distributed] " + name + ": the runs agree");
         }
-        return problem.isEmpty() ? 0 : 1;
+        return problems.isEmpty() ? 0 : 1;
+    }
+
+    /** One run of {@code model} with {@code workers} workers in network namespaces, over {@code transport}. */
+    private static Count inNamespaces(Path tlaTools, Path tlaDir, Path workDir, ModelHeader model, int workers,
+                                      RmiTransport transport, Duration timeout)
+            throws NamespaceHosts.SetupException, IOException, InterruptedException {
+        try (NamespaceHosts hosts = NamespaceHosts.create(workers, transport)) {
+            System.out.println("[distributed] server at " + hosts.cluster().serverHostname() + ":"
+                    + hosts.cluster().port() + " (" + transport.describe() + "), workers at "
+                    + hosts.cluster().workers().stream().map(DistributedTlc.WorkerHost::address).toList()
+                    + " in network namespaces " + hosts.names());
+            Count count = distributed(tlaTools, tlaDir, workDir, model, hosts.cluster(), timeout);
+            System.out.println("[distributed] " + model.name() + " on " + workers + " namespace workers: " + count);
+            return count;
+        }
     }
 
     private static String required(String key) throws TlcRunner.SetupException {

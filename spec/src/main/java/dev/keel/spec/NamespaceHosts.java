@@ -31,8 +31,12 @@ final class NamespaceHosts implements AutoCloseable {
         Runtime.getRuntime().addShutdownHook(cleanup);
     }
 
-    /** Makes {@code count} namespaces with a worker address each, and the cluster that uses them. */
-    static NamespaceHosts create(int count) throws SetupException, IOException, InterruptedException {
+    /**
+     * Makes {@code count} namespaces with a worker address each, and the cluster that uses them
+     * over {@code transport} (TLS or plain on every interface: the addresses are not loopback).
+     */
+    static NamespaceHosts create(int count, RmiTransport transport)
+            throws SetupException, IOException, InterruptedException {
         if (count < 1 || count > 60) {
             throw new SetupException("between 1 and 60 namespace workers, not " + count);
         }
@@ -59,9 +63,11 @@ final class NamespaceHosts implements AutoCloseable {
                 if (i > 0) {
                     ip("netns", "exec", name, "ip", "route", "add", server + "/32", "via", prefix + "1");
                 }
-                workers.add(new DistributedTlc.WorkerHost(List.of("ip", "netns", "exec", name), prefix + "2", server));
+                workers.add(new DistributedTlc.WorkerHost(List.of("ip", "netns", "exec", name), prefix + "2", server,
+                        transport));
             }
-            hosts.cluster = new DistributedTlc.Cluster(server, DistributedTlc.freePort(), workers);
+            hosts.cluster = new DistributedTlc.Cluster(server, DistributedTlc.freePort(), workers, transport,
+                    DistributedTlc.Launch.KEEL);
             return hosts;
         } catch (SetupException | IOException | InterruptedException | RuntimeException e) {
             hosts.close();

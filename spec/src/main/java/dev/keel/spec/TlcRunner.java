@@ -157,8 +157,8 @@ public final class TlcRunner {
             System.out.printf("[tlc] %d model(s), tier %s, %d at a time: %s%n", local.size(), tier.label(),
                     parallelism, local.stream().map(ModelHeader::name).toList());
         }
-        cluster.ifPresent(c -> System.out.printf("[tlc] then on distributed TLC (server %s:%d, %d worker(s) started"
-                + " here), one at a time: %s%n", c.serverHostname(), c.port(), c.workers().size(),
+        cluster.ifPresent(c -> System.out.printf("[tlc] then on distributed TLC (server %s:%d, %s, %d worker(s) started"
+                + " here), one at a time: %s%n", c.serverHostname(), c.port(), c.transport().describe(), c.workers().size(),
                 distributed.stream().map(ModelHeader::name).toList()));
         Runtime.getRuntime().addShutdownHook(new Thread(() -> running.forEach(TlcRunner::kill)));
 
@@ -172,6 +172,10 @@ public final class TlcRunner {
         String version = results.stream().map(r -> TlcOutput.version(r.output()))
                 .filter(v -> v != null).findFirst().orElse("(unknown version)");
         String headline = SummaryTable.headline(results, version, tier.label(), wall);
+        if (!distributed.isEmpty() && cluster.orElseThrow().transport() instanceof RmiTransport.Insecure) {
+            headline += " Distributed models ran --insecure (plain RMI, no authentication): anyone who reached"
+                    + " the server could have forged their verdicts.";
+        }
         Path summary = targetDir.resolve("tlc-summary.md");
         Files.writeString(summary, SummaryTable.markdown(results, headline), StandardCharsets.UTF_8);
         System.out.println();
@@ -303,7 +307,8 @@ public final class TlcRunner {
         Path output = outDir.resolve(model.name() + ".out");
         DistributedTlc.Run run = DistributedTlc.run(tlaTools, tlaDir, workDir, output, model, on, model.tier().timeout());
         ModelHeader shown = new ModelHeader(model.name(), model.module(), model.tier(), model.expected(),
-                model.why() + " [distributed TLC: server and " + on.workers().size() + " worker(s) here]");
+                model.why() + " [distributed TLC, " + on.transport().describe() + ": server and " + on.workers().size()
+                        + " worker(s) here]");
         return result(shown, run.exitCode(), run.finished(), run.output(), run.elapsed(), output);
     }
 
