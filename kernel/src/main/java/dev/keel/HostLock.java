@@ -18,7 +18,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * thread may enter the allocator holding the host lock; the pressure path releases the allocator
  * lock before it touches the host lock, and a host-lock holder that must wait for another
  * thread's collection releases the host lock for the duration of the wait, as CPython releases the
- * GIL around blocking calls, so the collector can take it.
+ * GIL around blocking calls, so the collector can take it. For the same reason a
+ * {@link VmmArena#close()} by a holder lets go of it while it closes, when the arena was built
+ * with it ({@link VmmArena.Builder#hostLock}).
  *
  * <p>{@link #NONE} stands for a runtime without such a lock (plain Java, free-threaded Python):
  * it is never held, and taking or releasing it does nothing.

@@ -12,7 +12,8 @@ import dev.keel.VmmArena;
  * the host lock while it waits and takes it back before it returns, so neither waits forever.
  *
  * <p>Scenario: an arena built with the host lock; its backend takes and releases the host lock
- * inside every allocate. Thread {@code m} mallocs (refused once the close has begun); thread
+ * inside every call, unless its thread holds it, as {@code GcReclaimer}'s collector does.
+ * Thread {@code m} mallocs (refused once the close has begun); thread
  * {@code c} takes the host lock, calls {@code close()} and checks that it holds the host lock
  * again, then releases it. At the end: every grant released exactly once, the arena
  * {@code CLOSED}.
@@ -34,9 +35,11 @@ public final class HostCloseDriver implements Runnable {
     public void run() {
         HostLock host = HostLock.newLock();
         CheckingBackend backend = new CheckingBackend(G, BASE, 0);
-        backend.runInsideCalls(() -> {
-            host.lock();
-            host.unlock();
+        backend.runInsideCalls(() -> { // as a collector does: takes the host lock unless it holds it
+            if (!host.isHeldByCurrentThread()) {
+                host.lock();
+                host.unlock();
+            }
         });
         VmmArena arena = VmmArena.builder(backend).totalBytes(16 * G).hostLock(host).open();
         new Scenario("host-close")
