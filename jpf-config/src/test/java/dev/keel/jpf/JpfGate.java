@@ -185,7 +185,7 @@ final class JpfGate {
             JarEntry version = jar.getJarEntry("gov/nasa/jpf/.version");
             String rev = version == null ? "revision not recorded in its jpf.jar"
                     : "revision " + new String(jar.getInputStream(version).readAllBytes(), StandardCharsets.UTF_8).strip();
-            return "jpf-core `" + jpfHome.getFileName() + "` (" + rev + ")";
+            return "jpf-core at `" + jpfHome + "` (" + rev + ")";
         }
     }
 
