@@ -15,7 +15,8 @@ import java.util.Map;
 /**
  * Assembles {@code docs/results.md} from what the other modules' builds wrote under their
  * {@code target/} folders: the TLC table ({@code spec/target/tlc-summary.md}), the Java model
- * checking table ({@code jpf-config/target/model-checking-summary.md}), the trace validation's
+ * checking table ({@code jpf-config/target/model-checking-summary.md}), Java PathFinder's
+ * ({@code jpf-config/target/jpf-summary.md}, from a build with a jpf-core), the trace validation's
  * tables ({@code trace/target/trace-summary.md}, {@code jpf-config/target/trace-mutants.md}) and
  * the record of the deep TLC runs ({@code docs/deep-results.md}, written by hand) and the
  * benchmark figures ({@code bench/target/jmh-results.json},
@@ -68,6 +69,8 @@ public final class ResultsPage {
                 "./mvnw -pl spec verify", this::verbatim);
         section(page, "Java model checking of the kernel's bytecode", "jpf-config/target/model-checking-summary.md",
                 "./mvnw -pl jpf-config -am verify", this::withoutTitle);
+        section(page, "Java PathFinder: the drivers' every interleaving, and the JPF mutants", "jpf-config/target/jpf-summary.md",
+                "JPF_HOME=<jpf-core> ./mvnw -pl jpf-config -am verify", this::withoutTitle);
         section(page, "Trace validation: recorded runs of the kernel checked against the specs",
                 "trace/target/trace-summary.md", "./mvnw -pl trace -am verify", this::withoutTitle);
         section(page, "Kernel mutants under trace validation", "jpf-config/target/trace-mutants.md",

@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -21,10 +22,17 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
- * The {@code jpf} profile's gate: Java PathFinder over every scenario driver on the shipped kernel
- * (each must report no error) and over each {@link JpfMutant} (its driver must report the error
- * the mutant expects), with the same result table as the Lincheck gate, in
- * {@code target/jpf-summary.md}. Exits non-zero unless all of that holds.
+ * The JPF gate, run in {@code verify} whenever a jpf-core is named: Java PathFinder over every
+ * scenario driver on the shipped kernel (each must report no error) and over each
+ * {@link JpfMutant} (its driver must report the error the mutant expects), with the same result
+ * table as the Lincheck gate, in {@code target/jpf-summary.md}, headed by the run's totals and
+ * machine. Exits non-zero unless all of that holds.
+ *
+ * <p>Which jpf-core: {@code -Djpf.home}, else the environment's {@code JPF_HOME}; with neither,
+ * the gate prints one line saying JPF was not run and how to enable it, and passes. A folder
+ * named that is not a built jpf-core fails the build. Which JDK 17 runs it: {@code -Djpf.java},
+ * else {@code JPF_JAVA}, else the first JDK 17 under {@code /usr/lib/jvm}, as
+ * {@code find-jdk17.sh} looks; none fails the build, naming what was looked at.
  *
  * <p>First it builds this module's JPF extension ({@code src/jpf-ext/}) against the given
  * jpf-core: the model classes (JDK classes as JPF should see them) with the javac of the JDK that
@@ -35,10 +43,9 @@ import java.util.stream.Stream;
  * if, over the runs on the shipped kernel, a model class was never used or got one of jpf-core's
  * peers, or no spin was met, so that a class path that lets jpf-core's models win cannot pass.
  *
- * <p>Arguments: jpf-core's folder (with {@code build/RunJPF.jar} and {@code build/jpf.jar}), the
- * {@code java} of a JDK 17 to run JPF (jpf-core's java-17 branch reads that JDK's class files),
- * and this module's folder. {@code -Dkeel.jpf.limit=S} bounds each JPF run (default 900 s; a run
- * cut off is inconclusive, which fails the gate).
+ * <p>Arguments: this module's folder. {@code -Dkeel.jpf.limit=S} bounds each JPF run (default
+ * 900 s; a run cut off is inconclusive, which fails the gate). JPF's output of each run is kept
+ * in {@code target/jpf/logs/}.
  */
 final class JpfGate {
 
@@ -56,6 +63,9 @@ final class JpfGate {
     private final Summary summary;
     private final Map<String, String> peersSeen = new TreeMap<>();
     private long spinsSkipped;
+    private int drivers;
+    private int passed;
+    private int mutantsCaught;
     private final List<String> failures = new ArrayList<>();
 
     private JpfGate(Path jpfHome, Path java, Path module) {
@@ -63,11 +73,25 @@ final class JpfGate {
         this.java = java;
         this.module = module;
         this.work = module.resolve("target/jpf");
-        this.summary = new Summary("`./mvnw -Pjpf` in jpf-config (JpfGate)", module.resolve("target/jpf-summary.md"), "jpf");
+        this.summary = new Summary("`./mvnw verify` in jpf-config with a jpf-core named (JpfGate)",
+                module.resolve("target/jpf-summary.md"), "jpf");
     }
 
     public static void main(String[] args) throws Exception {
-        JpfGate gate = new JpfGate(Path.of(args[0]).toAbsolutePath(), Path.of(args[1]), Path.of(args[2]).toAbsolutePath());
+        String named = setting("jpf.home", "JPF_HOME");
+        if (named.isEmpty()) {
+            System.out.println("[jpf] Java PathFinder not run: no jpf-core named. To run it in verify, set JPF_HOME"
+                    + " (or -Djpf.home) to a jpf-core build; jpf-config/build-jpf-core.sh makes one.");
+            return;
+        }
+        Path home = Path.of(named).toAbsolutePath().normalize();
+        if (!Files.isRegularFile(home.resolve("build/RunJPF.jar")) || !Files.isRegularFile(home.resolve("build/jpf.jar"))) {
+            fail(named + " (JPF_HOME or -Djpf.home) is not a built jpf-core: no build/RunJPF.jar and build/jpf.jar there."
+                    + " jpf-config/build-jpf-core.sh makes one.");
+        }
+        JpfGate gate = new JpfGate(home, jdk17(), Path.of(args[0]).toAbsolutePath());
+        long start = System.nanoTime();
+        System.out.println("[jpf] Java PathFinder with " + home + " on " + gate.java);
         gate.buildExtension();
         for (Driver driver : Driver.values()) {
             if (!driver.isLinearizabilityTest()) {
@@ -78,6 +102,7 @@ final class JpfGate {
         for (JpfMutant mutant : JpfMutant.values()) {
             gate.runOnMutant(mutant);
         }
+        gate.summary.note(gate.totals((System.nanoTime() - start) / 1e9));
         gate.summary.write();
         if (!gate.failures.isEmpty()) {
             System.err.println("JPF gate FAILED:\n  " + String.join("\n  ", gate.failures));
@@ -85,14 +110,104 @@ final class JpfGate {
         }
     }
 
-    // ------------------------------------------------------------------ the extension
+    /** {@code -Dproperty}, else the environment's {@code variable}, else empty. */
+    private static String setting(String property, String variable) {
+        String value = System.getProperty(property, "");
+        return value.isEmpty() ? System.getenv().getOrDefault(variable, "") : value;
+    }
+
+    private static void fail(String why) {
+        System.err.println("[jpf] " + why);
+        System.exit(1);
+    }
+
+    /**
+     * The {@code java} of a JDK 17: {@code -Djpf.java} or {@code JPF_JAVA} (which must be one), else
+     * the first JDK 17 under {@code /usr/lib/jvm} (links skipped), as {@code find-jdk17.sh} looks.
+     */
+    private static Path jdk17() throws IOException {
+        String named = setting("jpf.java", "JPF_JAVA");
+        if (!named.isEmpty()) {
+            Path java = Path.of(named).toAbsolutePath();
+            java = Files.exists(java) ? java.toRealPath() : java;
+            String v = feature(java.getParent().getParent());
+            if (!v.equals("17")) {
+                fail(named + " (JPF_JAVA or -Djpf.java) is not the java of a JDK 17 (Java " + (v.isEmpty() ? "not found there" : v)
+                        + "); jpf-core's java-17 branch runs on one.");
+            }
+            return java;
+        }
+        List<String> looked = new ArrayList<>();
+        Path jvms = Path.of("/usr/lib/jvm");
+        if (Files.isDirectory(jvms)) {
+            try (Stream<Path> dirs = Files.list(jvms)) {
+                for (Path d : (Iterable<Path>) dirs.sorted()::iterator) {
+                    if (!Files.isDirectory(d) || Files.isSymbolicLink(d)) {
+                        continue;
+                    }
+                    String v = feature(d);
+                    if (v.equals("17")) {
+                        return d.resolve("bin/java");
+                    }
+                    looked.add(d + " (Java " + (v.isEmpty() ? "?" : v) + ")");
+                }
+            }
+        }
+        fail("Java PathFinder (jpf-core, java-17 branch) needs a JDK 17; none found. Looked at: JPF_JAVA (unset) and /usr/lib/jvm: "
+                + (looked.isEmpty() ? "nothing there" : String.join(", ", looked))
+                + ". Install one (e.g. Debian's openjdk-17-jdk) or set JPF_JAVA (or -Djpf.java) to its bin/java.");
+        throw new AssertionError("unreachable");
+    }
+
+    /** The feature release in the {@code release} file of the JDK at {@code home} (e.g. "17"), or empty. */
+    private static String feature(Path home) throws IOException {
+        Path release = home.resolve("release");
+        if (!Files.isExecutable(home.resolve("bin/java")) || !Files.isRegularFile(release)) {
+            return "";
+        }
+        Matcher m = Pattern.compile("(?m)^JAVA_VERSION=\"(\\d+)").matcher(Files.readString(release, StandardCharsets.UTF_8));
+        return m.find() ? m.group(1) : "";
+    }
+
+    /** The summary's head: what ran, on what, and the totals the table below details. */
+    private String totals(double seconds) throws IOException {
+        return String.format(Locale.ROOT, "Java PathFinder, %s; JDK %s for JPF; %s, %d cores. "
+                        + "Drivers on the shipped kernel: %d of %d passed. Mutants: %d of %d caught. Whole gate (extension, "
+                        + "mutant builds and every run): %.0f s. Failures: %s.",
+                revision(), javaVersion(), cpuModel(),
+                Runtime.getRuntime().availableProcessors(), passed, drivers, mutantsCaught, JpfMutant.values().length, seconds,
+                failures.isEmpty() ? "none" : failures.size());
+    }
+
+    /** jpf-core's folder, and its revision where its build recorded one ({@code gov/nasa/jpf/.version}). */
+    private String revision() throws IOException {
+        try (JarFile jar = new JarFile(jpfHome.resolve("build/jpf.jar").toFile())) {
+            JarEntry version = jar.getJarEntry("gov/nasa/jpf/.version");
+            String rev = version == null ? "revision not recorded in its jpf.jar"
+                    : "revision " + new String(jar.getInputStream(version).readAllBytes(), StandardCharsets.UTF_8).strip();
+            return "jpf-core at `" + jpfHome + "` (" + rev + ")";
+        }
+    }
+
+    private String javaVersion() throws IOException {
+        Matcher m = Pattern.compile("(?m)^JAVA_VERSION=\"([^\"]+)").matcher(
+                Files.readString(java.toAbsolutePath().getParent().getParent().resolve("release"), StandardCharsets.UTF_8));
+        return m.find() ? m.group(1) : "?";
+    }
+
+    private static String cpuModel() throws IOException {
+        Path cpuinfo = Path.of("/proc/cpuinfo");
+        if (Files.isReadable(cpuinfo)) {
+            Matcher m = Pattern.compile("(?m)^model name\\s*:\\s*(.+)$").matcher(Files.readString(cpuinfo, StandardCharsets.UTF_8));
+            if (m.find()) {
+                return "CPU " + m.group(1).strip();
+            }
+        }
+        return "CPU model unknown";
+    }
 
     private void buildExtension() throws IOException, InterruptedException, URISyntaxException {
         Path jdk = java.toAbsolutePath().getParent().getParent();
-        String release = Files.readString(jdk.resolve("release"), StandardCharsets.UTF_8);
-        if (!release.contains("JAVA_VERSION=\"17")) {
-            throw new IllegalStateException(jdk + " is not a JDK 17 (jpf-core's java-17 branch runs on one): set -Djpf.java");
-        }
         Path javac = jdk.resolve("bin/javac");
         Path ext = module.resolve("src/jpf-ext");
         Path classes = work.resolve("model-classes");
@@ -157,8 +272,11 @@ final class JpfGate {
 
     private void runOnKernel(Driver driver) throws IOException, InterruptedException {
         Run run = jpf(driver, "kernel", null);
+        drivers++;
         if (run.outcome.verdict() != DriverRun.Verdict.PASSED) {
             failures.add(driver.simpleName() + " on the kernel: " + run.outcome.reason());
+        } else {
+            passed++;
         }
         Matcher m = MODEL.matcher(run.log);
         while (m.find()) {
@@ -177,7 +295,9 @@ final class JpfGate {
                 module.resolve("src/main/java"), dir);
         Run run = jpf(mutant.catcher(), mutant.name(), variant);
         boolean caught = run.outcome.verdict() == DriverRun.Verdict.FAILED && mutant.expect().matches(run.property, run.message);
-        if (!caught) {
+        if (caught) {
+            mutantsCaught++;
+        } else {
             failures.add("mutant " + mutant.description() + " not caught by " + mutant.catcher().simpleName()
                     + " (expected: " + mutant.expect().label() + "): " + run.outcome.reason());
         }
