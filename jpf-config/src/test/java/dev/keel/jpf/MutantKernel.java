@@ -28,6 +28,14 @@ final class MutantKernel {
 
     /** Compiles the kernel with {@code patches} applied, and the drivers; returns the classes directory. */
     static Path build(List<Patch> patches, Path kernelSources, Path driverSources, Path workDir) {
+        return build(patches, kernelSources, driverSources, workDir, 17);
+    }
+
+    /**
+     * As {@link #build(List, Path, Path, Path)}, for Java {@code release}: the kernel's own tests
+     * use the JDK they run on (virtual threads), the drivers the kernel's Java 17.
+     */
+    static Path build(List<Patch> patches, Path kernelSources, Path driverSources, Path workDir, int release) {
         try {
             Path src = workDir.resolve("src");
             Path classes = workDir.resolve("classes");
@@ -38,7 +46,7 @@ final class MutantKernel {
             }
             copyTree(driverSources, src);
             Files.createDirectories(classes);
-            compile(src, classes);
+            compile(src, classes, release);
             return classes;
         } catch (IOException e) {
             throw new UncheckedIOException(e);
@@ -58,12 +66,13 @@ final class MutantKernel {
         }
     }
 
-    private static void compile(Path src, Path classes) throws IOException {
+    private static void compile(Path src, Path classes, int release) throws IOException {
         JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
         if (javac == null) {
             throw new IllegalStateException("no system Java compiler: run the tests on a JDK, not a JRE");
         }
-        List<String> args = new ArrayList<>(List.of("--release", "17", "-proc:none", "-nowarn", "-Xlint:none",
+        List<String> args = new ArrayList<>(List.of("--release", Integer.toString(release), "-proc:none", "-nowarn",
+                "-Xlint:none",
                 "-d", classes.toString()));
         try (Stream<Path> files = Files.walk(src)) {
             files.filter(f -> f.toString().endsWith(".java")).forEach(f -> args.add(f.toString()));
