@@ -97,7 +97,7 @@ Releasing(g) == [releases EXCEPT ![g] = @ + 1]
 Settle(g) == owed' = [t \in Users |-> owed[t] \ {g}]
 
 UserPcs == {"idle", "lock", "try", "join", "hostacq", "collect", "await",
-            "wait", "rehost", "relock", "insert", "use"}
+            "finish", "wait", "rehost", "relock", "insert", "use"}
 \* A user inside a call of its arena: past the guard, not yet left.
 InCall(t) == pc[t] \notin {"idle", "use"}
 \* The Cleaner holds a record between the table and the device.
@@ -250,16 +250,25 @@ Collect(t) ==
 
 \* AwaitFinalizers until every cleaning action it caused has finished
 \* (the ReclaimTracker counts a finished action, whatever free did), then
-\* HostRelease (if taken) and ReclaimFinish: waiters are woken.
-ReclaimFinish(t) ==
+\* HostRelease (if taken).  The collection is still running: a thread that
+\* arrives now joins it as a waiter.
+CollectorRelease(t) ==
     /\ pc[t] = "await"
     /\ \A g \in Made : buf[g] \notin {"pending", "cleaning"}
     /\ host' = IF hadHost[t] THEN host ELSE NoOne
+    /\ Goto(t, "finish")
+    /\ UNCHANGED <<state, inFlight, table, dev, unitOf, arenaOf, releases, buf,
+                   mutex, collector, collected, waiters, opsLeft, at, grant,
+                   attempts, hadHost, drained, cleanerPc, cleanerGrant, owed, stranded>>
+
+\* ReclaimFinish: the collection ends, its waiters are woken.
+ReclaimFinish(t) ==
+    /\ pc[t] = "finish"
     /\ collector' = NoOne /\ collected' = FALSE /\ waiters' = {}
     /\ Goto(t, "relock")
     /\ UNCHANGED <<state, inFlight, table, dev, unitOf, arenaOf, releases, buf,
-                   mutex, opsLeft, at, grant, attempts, hadHost, drained, cleanerPc,
-                   cleanerGrant, owed, stranded>>
+                   mutex, host, opsLeft, at, grant, attempts, hadHost, drained,
+                   cleanerPc, cleanerGrant, owed, stranded>>
 
 AwaitCollection(t) ==
     /\ pc[t] = "wait" /\ t \notin waiters
@@ -367,12 +376,21 @@ CleanerFree ==
 -----------------------------------------------------------------------------
 (* A closer: VmmArena.close() of CloseArena.                               *)
 
-\* CloseBegin: CLOSING.  A host closer lets go of the host lock first
-\* (HostRelease; the acquisition it held since before the call and this
-\* release merge into a wait for the lock to be free).
+\* A host closer lets go of the host lock first (HostRelease; the
+\* acquisition it held since before the call and this release merge into a
+\* wait for the lock to be free).  Others may take it before CloseBegin.
+CloseYield(c) ==
+    /\ pc[c] = "begin" /\ c \in HostClosers /\ host = NoOne
+    /\ Goto(c, "yielded")
+    /\ UNCHANGED <<state, inFlight, table, dev, unitOf, arenaOf, releases, buf, mutex,
+                   host, collector, collected, waiters, opsLeft, at, grant,
+                   attempts, hadHost, drained, cleanerPc, cleanerGrant, owed,
+                   stranded>>
+
+\* CloseBegin: CLOSING.
 CloseBegin(c) ==
-    /\ pc[c] = "begin" /\ state[CloseArena] = "OPEN"
-    /\ c \in HostClosers => host = NoOne
+    /\ pc[c] = IF c \in HostClosers THEN "yielded" ELSE "begin"
+    /\ state[CloseArena] = "OPEN"
     /\ state' = [state EXCEPT ![CloseArena] = "CLOSING"]
     /\ Goto(c, "drain")
     /\ UNCHANGED <<inFlight, table, dev, unitOf, arenaOf, releases, buf, mutex,
@@ -458,14 +476,15 @@ CloseRehost(c) ==
 \* A user's steps inside a call (each has one enabled at a time).
 AllocStep(t) ==
     \/ AllocLock(t) \/ AllocTake(t) \/ PressureEnter(t) \/ OutOfMemory(t)
-    \/ ReclaimJoin(t) \/ HostAcquire(t) \/ Collect(t) \/ ReclaimFinish(t)
+    \/ ReclaimJoin(t) \/ HostAcquire(t) \/ Collect(t) \/ CollectorRelease(t)
+    \/ ReclaimFinish(t)
     \/ AwaitCollection(t) \/ CallbackRelock(t) \/ MallocInsert(t)
 
 CleanerStep == CleanerStart \/ CleanerLock \/ CleanerFree \/ CleanerAwaitClose
 
 CloseStep(c) ==
-    \/ CloseBegin(c) \/ CloseSeal(c) \/ CloseCommit(c) \/ DrainLock(c)
-    \/ DrainFree(c) \/ CloseEnd(c) \/ CloseRehost(c)
+    \/ CloseYield(c) \/ CloseBegin(c) \/ CloseSeal(c) \/ CloseCommit(c)
+    \/ DrainLock(c) \/ DrainFree(c) \/ CloseEnd(c) \/ CloseRehost(c)
 
 \* Every call has returned and nothing is left to clean: stutter, so that
 \* TLC's deadlock check reports only real hangs.
@@ -508,8 +527,8 @@ TypeOK ==
     /\ collector \in Users \cup {NoOne} /\ collected \in BOOLEAN
     /\ waiters \subseteq Users
     /\ \A t \in Users : pc[t] \in UserPcs
-    /\ \A c \in Closers : pc[c] \in {"begin", "drain", "sealed", "release", "free",
-                                     "rehost", "done"}
+    /\ \A c \in Closers : pc[c] \in {"begin", "yielded", "drain", "sealed", "release",
+                                     "free", "rehost", "done"}
     /\ opsLeft \in [Users -> 0..OpsPerUser] /\ at \in [Users -> Arenas]
     /\ grant \in [Users -> {0} \cup Grants]
     /\ attempts \in [Users -> 0..(MaxAttempts - 1)]
@@ -556,7 +575,7 @@ InFlightCounts == \A a \in Arenas : inFlight[a] = Cardinality(InFlightAt(a))
 
 \* At most one collection runs.
 SingleFlight ==
-    \A t \in Users : pc[t] \in {"hostacq", "collect", "await"} => collector = t
+    \A t \in Users : pc[t] \in {"hostacq", "collect", "await", "finish"} => collector = t
 
 \* The processes p is blocked on.  A host user or closer waiting to take
 \* the host lock at its start, or a closer taking it back at its end,

@@ -701,7 +701,7 @@ public final class VmmArena implements AutoCloseable {
      */
     public List<Allocation> closeAndDrain() {
         refuseReentrantClose();                                // ArenaOps: CloseRefused
-        boolean yielded = yieldHostLock();                     // KeelSystem: CloseBegin (HostRelease)
+        boolean yielded = yieldHostLock();                     // KeelSystem: CloseYield
         try {
             lockForClose("drain");                             // ArenaOps: CloseLock
             try {
@@ -710,7 +710,7 @@ public final class VmmArena implements AutoCloseable {
                 unlockClose();                                 // ArenaOps: CloseUnlock
             }
         } finally {
-            retakeHostLock(yielded);                           // KeelSystem: CloseRehost
+            retakeHostLock(yielded);
         }
     }
 
@@ -732,7 +732,7 @@ public final class VmmArena implements AutoCloseable {
     @Override
     public void close() {
         refuseReentrantClose();                                // ArenaOps: CloseRefused
-        boolean yielded = yieldHostLock();                     // KeelSystem: CloseBegin (HostRelease)
+        boolean yielded = yieldHostLock();                     // KeelSystem: CloseYield
         try {
             lockForClose("close");                             // ArenaOps: CloseLock
             try {
@@ -751,23 +751,35 @@ public final class VmmArena implements AutoCloseable {
                 unlockClose();                                 // ArenaOps: CloseUnlock
             }
         } finally {
-            retakeHostLock(yielded);                           // KeelSystem: CloseRehost
+            retakeHostLock(yielded);
         }
     }
 
-    /** Lets go of the host lock if this thread holds it; returns whether it did. */
+    /**
+     * Lets go of the host lock if this thread holds it; returns whether it did. While tracing, the
+     * event is written before the release, so that it precedes any other thread's acquisition.
+     */
     private boolean yieldHostLock() {
         if (!hostLock.isHeldByCurrentThread()) {
             return false;
         }
-        hostLock.unlock();
+        if (Trace.ON) {
+            Trace.record(traceId, "CloseYield");
+        }
+        hostLock.unlock();                                     // KeelSystem: CloseYield
         return true;
     }
 
-    /** Takes the host lock back after a close that let go of it, once nothing else is held. */
+    /**
+     * Takes the host lock back after a close that let go of it, once nothing else is held. While
+     * tracing, the event is written after the acquisition.
+     */
     private void retakeHostLock(boolean yielded) {
         if (yielded) {
-            hostLock.lock();
+            hostLock.lock();                                   // KeelSystem: CloseRehost
+            if (Trace.ON) {
+                Trace.record(traceId, "CloseRehost");
+            }
         }
     }
 

@@ -22,7 +22,13 @@ final class ObjectLog {
     /** What a traced object is: the kernel's line that opens it, and the constants that line must give. */
     enum Kind {
         ARENA("ArenaOpen", "arena", List.of("total", "granularity", "slots")),
-        ALLOCATOR("AllocatorOpen", "allocator", List.of("capacity", "attempts"));
+        ALLOCATOR("AllocatorOpen", "allocator", List.of("capacity", "attempts")),
+        /**
+         * A composition of arenas over one allocator, opened by a trace scenario: its log holds its
+         * own events (the users' and closers' roles, the users' drops) and, from the {@code Member}
+         * line that names each, every event of its arenas and its allocator, in the file's order.
+         */
+        SYSTEM("SystemOpen", "system", List.of("arenas"));
 
         private final String openAction;
         private final String noun;
@@ -58,10 +64,13 @@ final class ObjectLog {
     private final long unit;
     private final Map<Long, Long> strayOffsets = new HashMap<>();
 
-    private ObjectLog(Kind kind, TraceEvent open, List<TraceEvent> events) {
+    private final int system;
+
+    private ObjectLog(Kind kind, TraceEvent open, List<TraceEvent> events, int system) {
         this.kind = kind;
         this.open = open;
         this.events = List.copyOf(events);
+        this.system = system;
         this.unit = kind != Kind.ARENA || open.get("total") <= LARGEST_IN_BYTES ? 1 : open.get("granularity");
     }
 
@@ -72,6 +81,11 @@ final class ObjectLog {
     /** The object's number in the trace. */
     int id() {
         return open.object();
+    }
+
+    /** The number of the system this object is a member of, or 0. */
+    int system() {
+        return system;
     }
 
     /** The line that opened the object. */
@@ -127,6 +141,7 @@ final class ObjectLog {
         private final Kind kind;
         private final TraceEvent open;
         private final List<TraceEvent> events = new ArrayList<>();
+        private int system;
 
         Builder(Kind kind, TraceEvent open) {
             this.kind = kind;
@@ -140,8 +155,25 @@ final class ObjectLog {
             events.add(event);
         }
 
+        Kind kind() {
+            return kind;
+        }
+
+        TraceEvent open() {
+            return open;
+        }
+
+        /** The system this object joined, or 0. */
+        int system() {
+            return system;
+        }
+
+        void joinSystem(int id) {
+            system = id;
+        }
+
         ObjectLog build() {
-            return new ObjectLog(kind, open, events);
+            return new ObjectLog(kind, open, events, system);
         }
     }
 }

@@ -41,7 +41,12 @@ final class Records {
 
     /** Adds the step of {@code event} by {@code process} (a name from {@link #process}), with {@code fields} as key, value, ... */
     void step(TraceEvent event, String process, Object... fields) {
-        StringBuilder record = new StringBuilder("[a |-> ").append(string(event.action()))
+        stepAs(event, event.action(), process, fields);
+    }
+
+    /** Adds the step of {@code event} as the spec's {@code action}, whose name differs from the kernel's. */
+    void stepAs(TraceEvent event, String action, String process, Object... fields) {
+        StringBuilder record = new StringBuilder("[a |-> ").append(string(action))
                 .append(", t |-> ").append(process);
         for (int f = 0; f < fields.length; f += 2) {
             record.append(", ").append(fields[f]).append(" |-> ").append(fields[f + 1]);

@@ -20,5 +20,11 @@ record SpecTrace(ObjectLog log, List<Step> steps, Map<String, Set<String>> sets,
 
     /** One event of the log, as the TLA+ record the trace spec reads. */
     record Step(TraceEvent source, String record) {
+
+        /** The spec action the step is, as the record names it (the kernel's name may differ). */
+        String action() {
+            int start = record.indexOf('"') + 1;
+            return record.substring(start, record.indexOf('"', start));
+        }
     }
 }

@@ -3,7 +3,6 @@ package dev.keel.trace;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
-import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -20,10 +19,11 @@ public final class TraceCheck {
      *
      * @param arenas     the arenas the file has a log of
      * @param allocators the device allocators the file has a log of
+     * @param systems    the compositions of a trace scenario (arenas over one allocator), each checked as a whole
      * @param unchecked  the logs no spec checks (allocators without their callers' steps)
      * @param verdicts   one per TLC model run
      */
-    public record Result(int arenas, int allocators, int unchecked, List<TraceChecker.Verdict> verdicts) {
+    public record Result(int arenas, int allocators, int systems, int unchecked, List<TraceChecker.Verdict> verdicts) {
 
         /** Whether every log fits every spec. */
         public boolean accepted() {
@@ -57,10 +57,14 @@ public final class TraceCheck {
         } catch (TraceFormatException e) {
             throw new IllegalArgumentException(file + ": " + e.getMessage(), e);
         }
-        int arenas = (int) logs.stream().filter(log -> log.kind() == ObjectLog.Kind.ARENA).count();
-        int unchecked = (int) logs.stream()
-                .filter(log -> Arrays.stream(TraceSpec.values()).noneMatch(spec -> spec.checks(log))).count();
-        return new Result(arenas, logs.size() - arenas, unchecked, verdicts);
+        int arenas = count(logs, ObjectLog.Kind.ARENA);
+        int unchecked = (int) logs.stream().filter(log -> !TraceSpec.anyChecks(log)).count();
+        return new Result(arenas, count(logs, ObjectLog.Kind.ALLOCATOR), count(logs, ObjectLog.Kind.SYSTEM), unchecked,
+                verdicts);
+    }
+
+    private static int count(List<ObjectLog> logs, ObjectLog.Kind kind) {
+        return (int) logs.stream().filter(log -> log.kind() == kind).count();
     }
 
     /** Prints {@code result} as {@code keel check --trace} does. */
@@ -77,7 +81,10 @@ public final class TraceCheck {
         if (result.accepted()) {
             String allocators = result.allocators() == 0 ? ""
                     : result.allocators() + (result.allocators() == 1 ? " allocator, " : " allocators, ");
-            out.println(file + ": " + result.arenas() + (result.arenas() == 1 ? " arena, " : " arenas, ") + allocators + result.events()
+            String systems = result.systems() == 0 ? ""
+                    : result.systems() + (result.systems() == 1 ? " system, " : " systems, ");
+            out.println(file + ": " + result.arenas() + (result.arenas() == 1 ? " arena, " : " arenas, ") + allocators + systems
+                    + result.events()
                     + " events: every step is a step of the specs");
         } else {
             result.rejections().forEach(out::println);

@@ -128,8 +128,8 @@ final class TraceChecker {
                     }
                 }
             }
-            TraceEvent event = trace.steps().get(next - 1).source();
-            String own = event.action() + "(" + event.thread() + ")";
+            SpecTrace.Step step = trace.steps().get(next - 1);
+            String own = step.action() + "(" + step.source().thread() + ")";
             String why = enabled.contains(own)
                     ? own + " is a step of " + model.spec().spec() + " here, but not with the logged values"
                     : "no step of " + model.spec().spec() + " takes this event";

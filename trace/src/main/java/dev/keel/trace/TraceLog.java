@@ -11,7 +11,7 @@ import java.util.Map;
 
 /**
  * A trace file of the kernel's recorder, read into one {@link ObjectLog} per traced object (an
- * arena, a device allocator). Lines must come in increasing sequence numbers (the recorder writes
+ * arena, a device allocator, a trace scenario's system of both). Lines must come in increasing sequence numbers (the recorder writes
  * them so), every event must belong to an object opened earlier in the file, and the first line is
  * the recorder's header.
  */
@@ -56,10 +56,27 @@ final class TraceLog {
                 throw new TraceFormatException(n, "event of object " + event.object() + ", which was never opened");
             }
             object.add(event);
+            if (object.kind() == ObjectLog.Kind.SYSTEM && event.action().equals("Member")) {
+                join(objects, object, event, n);
+            } else if (object.system() != 0) {
+                objects.get(object.system()).add(event);
+            }
         }
         List<ObjectLog> logs = new ArrayList<>();
         objects.values().forEach(builder -> logs.add(builder.build()));
         return logs;
+    }
+
+    /** A system's {@code Member} line: the member's events go into the system's log too, its opening line first. */
+    private static void join(Map<Integer, ObjectLog.Builder> objects, ObjectLog.Builder system, TraceEvent member, int line) {
+        int id = (int) member.get("object");
+        ObjectLog.Builder object = objects.get(id);
+        if (object == null || object.kind() == ObjectLog.Kind.SYSTEM || object.system() != 0) {
+            throw new TraceFormatException(line, "object " + id + " cannot join system " + member.object()
+                    + (object == null ? ": never opened" : object.system() != 0 ? ": already a member of one" : ": a system"));
+        }
+        object.joinSystem(member.object());
+        system.add(object.open());
     }
 
     private static TraceEvent event(int line, String text) {

@@ -1,6 +1,8 @@
 package dev.keel.trace;
 
+import java.util.Arrays;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
@@ -274,6 +276,230 @@ enum TraceSpec {
             records.fixed("DeadlineFlag", deadline ? 1 : 0);
             return records.build();
         }
+    },
+
+    /**
+     * A whole composition, one trace scenario's system: its arenas over one device allocator, the
+     * reclaimer, the host lock, the buffers' Cleaner and a close, checked as one log in the order
+     * the recorder serialised every object's steps. A thread's role comes from the scenario's
+     * {@code User} or {@code Closer} line; every other thread that acts on a member is the
+     * Cleaner (the first one; any other is a process no step is for). The events KeelSystem
+     * merges into a neighbour are left out (see TraceKeelSystem); any other event the mapping
+     * below does not name becomes {@code Unmodelled}, which no step takes.
+     */
+    KEEL_SYSTEM("KeelSystem", ObjectLog.Kind.SYSTEM, """
+            CONSTANTS
+                Arenas <- TraceArenaSet
+                Units <- TraceUnitSet
+                Users <- TraceUsers
+                HostUsers <- TraceHostUsers
+                Closers <- TraceClosers
+                HostClosers <- TraceHostClosers
+                CloseArena <- TraceCloseArena
+                OpsPerUser <- TraceOpsPerUser
+                MaxAttempts <- TraceMaxAttempts
+                Interrupts <- TraceInterrupts
+                Cleaner <- TraceCleaner
+                NoOne = NoOne
+            INIT TraceInit
+            NEXT TraceNext
+            INVARIANTS
+                TypeOK OwnedOnce ReleasedAtMostOnce DeviceMatchesGrants UsedMatchesGrants
+                InFlightCounts SingleFlight NoCircularWait StrandedOnlyWhileClosing Diagnosis
+            PROPERTIES
+                OomOnlyAfterReclaim
+            """) {
+        /** Events a user's call takes that KeelSystem merges into the step before or after them. */
+        private static final Set<String> USER_HIDDEN = Set.of("Lease", "Request", "Load", "CheckFits", "CasFail",
+                "CasSucceed", "BackendOk", "BackendFail", "GiveBack", "Leak", "Exit", "CallbackUnlock", "HostRelease");
+        private static final Set<String> USER_STEPS = Set.of("AllocLock", "PressureEnter", "OutOfMemory", "HostAcquire",
+                "Collect", "ReclaimFinish", "AwaitCollection", "CallbackRelock");
+        private static final Set<String> CLOSER_HIDDEN = Set.of("CloseReadSlots", "CloseScanSlot", "CloseDrained",
+                "DrainRelease");
+        private static final Set<String> CLOSER_STEPS = Set.of("CloseYield", "CloseBegin", "CloseSeal", "CloseCommit",
+                "CloseAbort", "CloseUnlock", "CloseRehost");
+        private static final Set<String> CLEANER_HIDDEN = Set.of("Lease", "FreeRelease", "Exit");
+
+        @Override
+        SpecTrace project(ObjectLog system) {
+            Records records = new Records(system);
+            for (String set : new String[] {"Users", "HostUsers", "Closers"}) {
+                records.declare(set);
+            }
+            Map<Integer, Integer> arenas = arenaNames(system);
+            records.atLeast("Arenas", arenas.size());
+            records.atLeast("OpsPerUser", 0);
+            records.atLeast("InterruptsFlag", 0);
+            records.fixed("HostCloserFlag", 0);
+            TraceEvent allocator = system.events().stream().filter(e -> e.action().equals("AllocatorOpen")).findFirst()
+                    .orElseThrow(() -> new TraceFormatException(system.openEvent().line(), "system " + system.id()
+                            + " has no allocator"));
+            records.fixed("MaxAttempts", allocator.get("attempts"));
+            long unit = 0;
+            Map<String, String> roles = new HashMap<>(); // thread -> its process
+            Map<String, Long> lastBump = new HashMap<>(); // user thread -> offset of its last bump
+            Map<String, Integer> calls = new HashMap<>();
+            for (TraceEvent e : system.events()) {
+                String thread = e.thread();
+                if (ObjectLog.Kind.opening(e.action()) != null) {
+                    continue; // a member's opening line: its constants, read above
+                }
+                if (e.object() == system.id()) {
+                    switch (e.action()) {
+                        case "Member" -> {
+                            continue;
+                        }
+                        case "User" -> {
+                            boolean host = e.get("host") == 1;
+                            String user = records.process(host ? "h" : "u", thread);
+                            roles.put(thread, user);
+                            records.member("Users", user);
+                            if (host) {
+                                records.member("HostUsers", user);
+                            }
+                            continue;
+                        }
+                        case "Closer" -> {
+                            String closer = records.named("c1", thread);
+                            roles.put(thread, closer);
+                            records.member("Closers", closer);
+                            records.fixed("HostCloserFlag", e.get("host"));
+                            continue;
+                        }
+                        case "Drop" -> {
+                            records.step(e, role(records, roles, thread));
+                            continue;
+                        }
+                        case "SystemEnd" -> {
+                            break;
+                        }
+                        default -> {
+                            unmodelled(records, e, role(records, roles, thread));
+                            continue;
+                        }
+                    }
+                    break; // SystemEnd: what the members do later is no longer the scenario's
+                }
+                String process = role(records, roles, thread);
+                if (e.action().equals("AllocLock")) {
+                    long size = e.get("size");
+                    if (unit != 0 && size != unit || allocator.get("capacity") % size != 0) {
+                        throw new TraceFormatException(e.line(), "KeelSystem's requests are of one unit: system "
+                                + system.id() + " has a request of " + size + " bytes"
+                                + (unit != 0 ? " after one of " + unit : ""));
+                    }
+                    unit = size;
+                }
+                if (process.startsWith("\"h") || process.startsWith("\"u")) {
+                    user(records, e, process, arenas, lastBump, calls);
+                } else if (process.equals("\"c1\"")) {
+                    closer(records, e, process);
+                } else {
+                    cleaner(records, e, process, arenas);
+                }
+            }
+            records.fixed("Units", unit == 0 ? 1 : allocator.get("capacity") / unit);
+            return records.build();
+        }
+
+        /** The process of {@code thread}: its role, or the Cleaner (the first thread without one), or a stray. */
+        private String role(Records records, Map<String, String> roles, String thread) {
+            return roles.computeIfAbsent(thread, t -> roles.containsValue(Records.string("cleaner"))
+                    ? records.process("stray", t) : records.named("cleaner", t));
+        }
+
+        private void user(Records records, TraceEvent e, String t, Map<Integer, Integer> arenas, Map<String, Long> lastBump,
+                          Map<String, Integer> calls) {
+            String action = e.action();
+            if (action.equals("CasSucceed")) {
+                lastBump.put(e.thread(), e.get("va"));
+            }
+            if (USER_HIDDEN.contains(action) || action.equals("AllocTry") && e.get("handle") == 0
+                    || action.equals("MallocCheckOpen") && e.get("open") == 1) {
+                return;
+            }
+            switch (action) {
+                case "MallocCheckOpen", "MallocRecheckOpen" -> {
+                    records.atLeast("OpsPerUser", calls.merge(t, 1, Integer::sum));
+                    records.stepAs(e, "MallocEnter", t, "arena", arena(arenas, e), "open", e.get("open"));
+                }
+                case "AllocTry" -> records.stepAs(e, "AllocTake", t, "handle", e.get("handle"));
+                case "ReclaimJoin" -> records.step(e, t, "collector", e.get("collector"));
+                case "AwaitFinalizers" -> records.stepAs(e, "CollectorRelease", t, "complete", e.get("complete"));
+                case "MallocInsert" -> records.step(e, t, "va", lastBump.getOrDefault(e.thread(), -1L));
+                default -> {
+                    if (USER_STEPS.contains(action)) {
+                        records.step(e, t);
+                    } else {
+                        unmodelled(records, e, t);
+                    }
+                }
+            }
+        }
+
+        private void closer(Records records, TraceEvent e, String c) {
+            String action = e.action();
+            if (CLOSER_HIDDEN.contains(action) || action.equals("CloseLock") && e.get("drain") == 0) {
+                return;
+            }
+            switch (action) {
+                case "CloseSnapshot" -> records.step(e, c, "records", e.get("records"));
+                case "CloseAbort" -> {
+                    records.atLeast("InterruptsFlag", 1);
+                    records.step(e, c);
+                }
+                case "FinalizerLock" -> records.stepAs(e, "DrainLock", c);
+                case "FinalizerFree" -> records.stepAs(e, "DrainFree", c, "handle", e.get("handle"));
+                default -> {
+                    if (CLOSER_STEPS.contains(action)) {
+                        records.step(e, c);
+                    } else {
+                        unmodelled(records, e, c);
+                    }
+                }
+            }
+        }
+
+        private void cleaner(Records records, TraceEvent e, String cleaner, Map<Integer, Integer> arenas) {
+            String action = e.action();
+            if (CLEANER_HIDDEN.contains(action) || action.equals("FreeCheckOpen") && e.get("accepts") == 1) {
+                return;
+            }
+            switch (action) {
+                case "FreeCheckOpen", "FreeRecheckOpen" -> records.stepAs(e, "CleanerStart", cleaner, "arena",
+                        arena(arenas, e), "va", e.get("va"), "accepts", e.get("accepts"));
+                case "FreeRemove" -> records.step(e, cleaner, "found", e.get("found"));
+                case "FreeAwaitClose" -> records.stepAs(e, "CleanerAwaitClose", cleaner, "closed", e.get("closed"));
+                case "FinalizerLock" -> records.stepAs(e, "CleanerLock", cleaner);
+                case "FinalizerFree" -> records.stepAs(e, "CleanerFree", cleaner, "handle", e.get("handle"));
+                default -> unmodelled(records, e, cleaner);
+            }
+        }
+
+        private void unmodelled(Records records, TraceEvent e, String process) {
+            records.stepAs(e, "Unmodelled", process, "kernel", Records.string(e.action()));
+        }
+
+        private long arena(Map<Integer, Integer> arenas, TraceEvent e) {
+            return arenas.getOrDefault(e.object(), 0);
+        }
+
+        /**
+         * The spec's name of each member arena: 1 for the one a close takes ({@code CloseArena}), the
+         * others 2, 3... in the order they joined.
+         */
+        private Map<Integer, Integer> arenaNames(ObjectLog system) {
+            List<Integer> members = system.events().stream().filter(e -> e.action().equals("ArenaOpen"))
+                    .map(TraceEvent::object).toList();
+            int closed = system.events().stream().filter(e -> e.action().equals("CloseBegin")).map(TraceEvent::object)
+                    .findFirst().orElse(members.isEmpty() ? 0 : members.get(0));
+            Map<Integer, Integer> names = new HashMap<>();
+            names.put(closed, 1);
+            for (int member : members) {
+                names.putIfAbsent(member, names.size() + 1);
+            }
+            return names;
+        }
     };
 
     private final String spec;
@@ -294,6 +520,11 @@ enum TraceSpec {
     boolean checks(ObjectLog log) {
         return log.kind() == kind && (kind != ObjectLog.Kind.ALLOCATOR
                 || log.events().stream().anyMatch(event -> event.action().equals("CallerEnter")));
+    }
+
+    /** Whether some spec checks {@code log}, itself or as a member of a system KeelSystem checks. */
+    static boolean anyChecks(ObjectLog log) {
+        return log.system() != 0 || Arrays.stream(values()).anyMatch(spec -> spec.checks(log));
     }
 
     /** The spec validated: {@code CasBump}, {@code InFlightLeases}, {@code LockOrdering}. */

@@ -20,7 +20,10 @@ import org.junit.jupiter.api.Test;
 /**
  * Trace validation of the shipped kernel: the {@link Scenarios} run in a JVM of their own with the
  * recorder on, and TLC checks every arena's log against TraceCasBump and TraceInFlightLeases, every
- * device allocator's against TraceLockOrdering.
+ * device allocator's against TraceLockOrdering, and every composition of the {@code SystemScenarios}
+ * (two arenas over one allocator, buffers, their Cleaner, a close) as a whole against
+ * TraceKeelSystem: the interplay no single object's log shows (a cleaning in a closing arena, the
+ * host lock between a close and a collection, out-of-memory across arenas).
  *
  * <p>What it can find: a step the kernel takes that its spec does not allow, in the order the
  * recorder serialised the steps (a missing or extra check, a value the spec would not produce, a
@@ -60,9 +63,10 @@ class TraceValidationTest {
         TraceCheck.report(trace, result, System.out);
         assertTrue(result.accepted(), "the kernel's own runs do not fit the specs:\n" + String.join("\n", result.rejections()));
         assertTrue(result.arenas() >= 50, "only " + result.arenas() + " arenas recorded");
+        assertTrue(result.systems() >= 20, "only " + result.systems() + " compositions recorded");
         assertTrue(result.allocators() >= 10 && result.unchecked() == 0, result.allocators() + " allocators recorded, "
                 + result.unchecked() + " of them unchecked");
-        String line = result.arenas() + result.allocators() + " traces validated, " + result.events() + " events, "
+        String line = result.arenas() + result.allocators() + " traces and " + result.systems() + " compositions validated, " + result.events() + " events, "
                 + String.format("%.1f", seconds) + " s";
         System.out.println("[trace] " + line);
         writeSummary(result, line);
@@ -81,9 +85,121 @@ class TraceValidationTest {
                 "CloseUnlock", "GrowSlots",
                 "CallerEnter", "CallerExit", "AllocLock", "AllocTry", "OutOfMemory", "PressureEnter", "CallbackUnlock",
                 "ReclaimJoin", "HostAcquire", "Collect", "AwaitFinalizers", "HostRelease", "ReclaimFinish",
-                "AwaitCollection", "CallbackRelock", "FinalizerLock", "FinalizerFree"));
+                "AwaitCollection", "CallbackRelock", "FinalizerLock", "FinalizerFree", "CloseYield", "CloseRehost",
+                "Member", "User", "Closer", "Drop", "SystemEnd"));
         missing.removeAll(seen);
         assertTrue(missing.isEmpty(), "no recorded run takes " + missing);
+    }
+
+    /**
+     * The compositions take every action of KeelSystem, some with both outcomes: a malloc refused
+     * by a closing arena, a cleaning refused by a sealed or closed one (and its wait for the close),
+     * an interrupted close, a close by a host-lock holder, a waiter of another thread's collection.
+     */
+    @Test
+    void theCompositionsReachEveryStepOfKeelSystem() throws IOException {
+        Set<String> seen = new TreeSet<>();
+        for (ObjectLog log : TraceLog.read(trace)) {
+            if (log.kind() == ObjectLog.Kind.SYSTEM) {
+                TraceSpec.KEEL_SYSTEM.project(log).steps().forEach(step -> seen.add(outcome(step.record())));
+            }
+        }
+        Set<String> missing = new TreeSet<>(List.of("MallocEnter open=1", "MallocEnter open=0", "AllocLock", "AllocTake",
+                "PressureEnter", "OutOfMemory", "ReclaimJoin collector=1", "ReclaimJoin collector=0", "HostAcquire",
+                "Collect", "CollectorRelease", "ReclaimFinish", "AwaitCollection", "CallbackRelock", "MallocInsert", "Drop",
+                "CleanerStart accepts=1", "CleanerStart accepts=0", "FreeRemove", "CleanerAwaitClose closed=1",
+                "CleanerLock", "CleanerFree", "CloseYield", "CloseBegin", "CloseSeal", "CloseSnapshot", "CloseCommit",
+                "CloseAbort", "DrainLock", "DrainFree", "CloseUnlock", "CloseRehost"));
+        missing.removeAll(seen);
+        assertTrue(missing.isEmpty(), "no composition takes " + missing + "; taken: " + seen);
+        assertFalse(seen.contains("Unmodelled"), "a composition has an event KeelSystem does not model: " + seen);
+    }
+
+    /** A step's action, with the outcome of those that have two. */
+    private static String outcome(String record) {
+        Matcher action = Pattern.compile("a \\|-> \"(\\w+)\"").matcher(record);
+        assertTrue(action.find(), record);
+        Matcher choice = Pattern.compile("(open|collector|accepts|closed) \\|-> (\\d+)").matcher(record);
+        return action.group(1) + (choice.find() ? " " + choice.group(1) + "=" + choice.group(2) : "");
+    }
+
+    /**
+     * The checker can fail on the compositions, at the event that shows each defect KeelSystem
+     * found in the kernel before it was fixed: a cleaning in a closing arena refused (the free
+     * that did nothing), and a close by a host-lock holder that never let go of the lock (its
+     * CloseYield line gone).
+     */
+    @Test
+    void aRefusedFreeWhileClosingAndAHeldHostLockAreRejectedByKeelSystem() throws IOException {
+        List<String> lines = systemLines(Files.readAllLines(trace, StandardCharsets.UTF_8));
+        int free = closingFree(lines);
+        List<String> refused = new ArrayList<>(lines);
+        refused.set(free, lines.get(free).replace("accepts=1", "accepts=0"));
+        String message = keelSystemRejection(refused, "refused-closing-free");
+        assertTrue(message.contains("(trace line " + (free + 1) + "): " + refused.get(free)), message);
+        assertTrue(message.contains("CleanerStart") && message.contains("not with the logged values"), message);
+
+        int yield = first(lines, " CloseYield");
+        List<String> holding = new ArrayList<>(lines);
+        holding.remove(yield);
+        message = keelSystemRejection(holding, "close-keeps-host-lock");
+        String closer = lines.get(yield).split(" ")[1];
+        // Its CloseBegin is the first line KeelSystem cannot take: a host closer's close begins with CloseYield.
+        assertTrue(Pattern.compile("\\(trace line \\d+\\): \\d+ " + closer + " \\d+ CloseBegin\n").matcher(message).find(),
+                message);
+        assertTrue(message.contains("no step of KeelSystem takes this event"), message);
+    }
+
+    /** The first cleaning that passed the guard of an arena between its CloseBegin and its CloseSeal. */
+    private static int closingFree(List<String> lines) {
+        Set<String> closing = new TreeSet<>();
+        for (int n = 1; n < lines.size(); n++) {
+            String[] fields = lines.get(n).split(" ");
+            switch (fields[3]) {
+                case "CloseBegin" -> closing.add(fields[2]);
+                case "CloseSeal", "CloseAbort" -> closing.remove(fields[2]);
+                case "FreeRecheckOpen" -> {
+                    if (closing.contains(fields[2]) && lines.get(n).contains("accepts=1")) {
+                        return n;
+                    }
+                }
+                default -> {
+                }
+            }
+        }
+        throw new AssertionError("no cleaning passed the guard of a closing arena");
+    }
+
+    /** The header and the lines of the compositions: the systems, their arenas and allocators. */
+    private static List<String> systemLines(List<String> lines) {
+        Set<String> objects = new TreeSet<>();
+        Set<String> members = new TreeSet<>();
+        for (String line : lines.subList(1, lines.size())) {
+            String[] fields = line.split(" ");
+            if (fields[3].equals("SystemOpen")) {
+                objects.add(fields[2]);
+            } else if (fields[3].equals("Member")) {
+                members.add(fields[4].substring("object=".length()));
+            }
+        }
+        objects.addAll(members);
+        List<String> kept = new ArrayList<>(List.of(lines.get(0)));
+        for (String line : lines.subList(1, lines.size())) {
+            if (objects.contains(line.split(" ")[2])) {
+                kept.add(line);
+            }
+        }
+        return kept;
+    }
+
+    /** Checks {@code lines} as a trace file; returns KeelSystem's rejection (the arenas' specs may reject too). */
+    private static String keelSystemRejection(List<String> lines, String name) throws IOException {
+        Path bad = TARGET.resolve(name + ".trace");
+        Files.write(bad, lines, StandardCharsets.UTF_8);
+        TraceCheck.Result result = TraceCheck.check(bad, specDir(), TARGET.resolve(name));
+        List<String> keelSystem = result.rejections().stream().filter(m -> m.startsWith("KeelSystem rejects system ")).toList();
+        assertEquals(1, keelSystem.size(), "one KeelSystem model rejects: " + result.rejections());
+        return keelSystem.get(0);
     }
 
     /** The checker can fail: the same runs with one value changed are rejected at that event, with the message. */

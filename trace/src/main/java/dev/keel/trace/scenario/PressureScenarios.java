@@ -8,8 +8,6 @@ import dev.keel.internal.ReclaimTracker;
 import dev.keel.internal.Trace;
 import java.lang.ref.Cleaner;
 import java.lang.ref.WeakReference;
-import java.lang.reflect.Constructor;
-import java.lang.reflect.Field;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -185,9 +183,9 @@ final class PressureScenarios {
         Device(Duration cleanerDeadline, int cleanerPause) {
             this.cleanerPause = cleanerPause;
             this.allocator = DeviceAllocator.builder(UNITS * UNIT)
-                    .pressureCallback(reclaimer(host, cleanerDeadline, tracker, this::collect))
+                    .pressureCallback(KernelHooks.reclaimer(host, cleanerDeadline, tracker, this::collect))
                     .name("pressure").build();
-            this.traceId = traceId(allocator);
+            this.traceId = KernelHooks.traceId(allocator);
         }
 
         /** Makes the cleaner wait until the returned latch is released. */
@@ -255,29 +253,6 @@ final class PressureScenarios {
                 System.gc();
             }
             collected.clear();
-        }
-    }
-
-    /** The real reclaimer with {@code collection} as its collection step (its package-private test constructor). */
-    private static GcReclaimer reclaimer(HostLock host, Duration deadline, ReclaimTracker tracker, Runnable collection) {
-        try {
-            Constructor<GcReclaimer> hook = GcReclaimer.class.getDeclaredConstructor(
-                    HostLock.class, Duration.class, ReclaimTracker.class, Runnable.class);
-            hook.setAccessible(true);
-            return hook.newInstance(host, deadline, tracker, collection);
-        } catch (ReflectiveOperationException e) {
-            throw new IllegalStateException("GcReclaimer's test constructor is gone: " + e, e);
-        }
-    }
-
-    /** The allocator's number in the trace, which the callers' steps are recorded under. */
-    private static int traceId(DeviceAllocator allocator) {
-        try {
-            Field field = DeviceAllocator.class.getDeclaredField("traceId");
-            field.setAccessible(true);
-            return field.getInt(allocator);
-        } catch (ReflectiveOperationException e) {
-            throw new IllegalStateException("DeviceAllocator has no trace number: " + e, e);
         }
     }
 }

@@ -22,7 +22,8 @@ import java.util.concurrent.TimeUnit;
  * with their give-back or leak, frees of unknown and freed addresses, closes racing with calls and
  * with each other, interrupted closes, closes from inside a backend call, and the guard's growth.
  * The {@link PressureScenarios} then run a device allocator each under memory pressure, for
- * LockOrdering.
+ * LockOrdering, and the {@link SystemScenarios} whole compositions (arenas over one allocator,
+ * buffers, their Cleaner, a close), for KeelSystem.
  *
  * <p>A scenario whose threads do not finish within {@link #JOIN_SECONDS} (a kernel variant that
  * hangs) is reported and left behind; its threads are daemons.
@@ -60,6 +61,20 @@ public final class Scenarios {
         }
         run("out of memory after the retries", hung, PressureScenarios.outOfMemory());
         run("the cleaner wait's deadline", hung, PressureScenarios.deadline());
+        for (int n = 0; n < 8; n++) {
+            run("system: two arenas under pressure", hung, SystemScenarios.pressure(seed + n));
+        }
+        for (int n = 0; n < 6; n++) {
+            run("system: a close racing pressure and cleaning", hung, SystemScenarios.closeRacingPressure(seed + n, n >= 4));
+        }
+        for (int n = 0; n < 2; n++) {
+            run("system: a free while the close waits, then the close commits", hung, SystemScenarios.freeWhileClosing(false));
+            run("system: a free while the close waits, then the close is interrupted", hung,
+                    SystemScenarios.freeWhileClosing(true));
+        }
+        // Last: on a kernel whose close keeps the host lock these hang, leaving their threads behind.
+        run("system: a host-lock holder closes", hung, SystemScenarios.hostLockHolderCloses(false));
+        run("system: a host-lock holder closes beside a host user", hung, SystemScenarios.hostLockHolderCloses(true));
         hung.forEach(name -> System.out.println("hung: " + name));
         System.exit(0);
     }
@@ -372,7 +387,7 @@ public final class Scenarios {
         }
     }
 
-    private static void join(Thread thread) {
+    static void join(Thread thread) {
         try {
             thread.join(TimeUnit.SECONDS.toMillis(JOIN_SECONDS));
         } catch (InterruptedException e) {

@@ -1,0 +1,53 @@
+package dev.keel.trace.scenario;
+
+import dev.keel.DeviceAllocator;
+import dev.keel.GcReclaimer;
+import dev.keel.HostLock;
+import dev.keel.VmmArena;
+import dev.keel.internal.ReclaimTracker;
+import java.lang.reflect.Constructor;
+import java.lang.reflect.Field;
+import java.time.Duration;
+
+/**
+ * What the scenarios reach in the kernel by reflection, as the JPF drivers do: the reclaimer's
+ * test constructor (a collection step of the scenario's own) and the trace numbers the
+ * environment's steps are recorded under.
+ */
+final class KernelHooks {
+
+    private KernelHooks() {
+    }
+
+    /** The real reclaimer with {@code collection} as its collection step (its package-private test constructor). */
+    static GcReclaimer reclaimer(HostLock host, Duration deadline, ReclaimTracker tracker, Runnable collection) {
+        try {
+            Constructor<GcReclaimer> hook = GcReclaimer.class.getDeclaredConstructor(
+                    HostLock.class, Duration.class, ReclaimTracker.class, Runnable.class);
+            hook.setAccessible(true);
+            return hook.newInstance(host, deadline, tracker, collection);
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException("GcReclaimer's test constructor is gone: " + e, e);
+        }
+    }
+
+    /** The allocator's number in the trace. */
+    static int traceId(DeviceAllocator allocator) {
+        return field(DeviceAllocator.class, allocator);
+    }
+
+    /** The arena's number in the trace. */
+    static int traceId(VmmArena arena) {
+        return field(VmmArena.class, arena);
+    }
+
+    private static <T> int field(Class<T> type, T object) {
+        try {
+            Field field = type.getDeclaredField("traceId");
+            field.setAccessible(true);
+            return field.getInt(object);
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException(type.getSimpleName() + " has no trace number: " + e, e);
+        }
+    }
+}
