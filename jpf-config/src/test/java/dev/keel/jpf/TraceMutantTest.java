@@ -11,7 +11,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.EnumMap;
+import java.util.EnumSet;
 import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -48,10 +50,15 @@ class TraceMutantTest {
                     + " by the callback before CallbackUnlock, where LockOrdering has no HostAcquire and the kernel records"
                     + " none (the host lock is the embedding's; only the reclaimer's own acquisitions are steps); every"
                     + " recorded step fits, and the log stops where the threads deadlock",
-            KernelMutant.ACTIVATION_NOT_ATOMIC, "ActiveArena is in no spec",
-            KernelMutant.HOST_CLOSE_HOLDS, "a hang on a lock the arena's trace does not have: the host lock is the"
-                    + " embedding's, absent from ArenaOps; every recorded step fits and the log stops where the"
-                    + " threads deadlock (TLC's KeelSystemMutantHostCloseHolds and Lincheck's HostCloseDriver show it)"));
+            KernelMutant.ACTIVATION_NOT_ATOMIC, "ActiveArena is in no spec"));
+
+    /**
+     * The defects KeelSystem found in the kernel, re-introduced: a composition's log shows each
+     * (a cleaning refused by a closing arena; a host closer's CloseBegin without its CloseYield,
+     * before the threads deadlock), so KeelSystem itself must reject it, not only an arena's spec.
+     */
+    private static final Set<KernelMutant> REJECTED_BY_KEEL_SYSTEM =
+            EnumSet.of(KernelMutant.CLOSING_FREE_NOOP, KernelMutant.HOST_CLOSE_HOLDS);
 
     private static final Map<KernelMutant, String> CAUGHT = new EnumMap<>(KernelMutant.class);
 
@@ -68,7 +75,13 @@ class TraceMutantTest {
         TraceCheck.Result result = TraceCheck.check(trace, SPEC_DIR, workDir.resolve("tlc"));
         assertFalse(result.accepted(), () -> "mutant " + mutant.description() + ": all " + (result.arenas() + result.allocators())
                 + " recorded runs fit the specs");
-        CAUGHT.put(mutant, result.rejections().get(0));
+        String first = result.rejections().get(0);
+        if (REJECTED_BY_KEEL_SYSTEM.contains(mutant)) {
+            first = result.rejections().stream().filter(message -> message.startsWith("KeelSystem rejects")).findFirst()
+                    .orElseThrow(() -> new AssertionError("mutant " + mutant.description() + ": no composition rejected,"
+                            + " only " + result.rejections()));
+        }
+        CAUGHT.put(mutant, first);
     }
 
     @AfterAll
