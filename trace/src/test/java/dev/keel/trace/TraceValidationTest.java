@@ -40,6 +40,7 @@ class TraceValidationTest {
     private static final int RANDOM_SCHEDULES = 48;
 
     private static final Path TARGET = Path.of("target", "trace-validation");
+    private static final String KEEL_SYSTEM = "KeelSystem rejects system ";
     private static Path trace;
 
     @BeforeAll
@@ -135,14 +136,14 @@ class TraceValidationTest {
         int free = closingFree(lines);
         List<String> refused = new ArrayList<>(lines);
         refused.set(free, lines.get(free).replace("accepts=1", "accepts=0"));
-        String message = keelSystemRejection(refused, "refused-closing-free");
+        String message = rejection(refused, "refused-closing-free", KEEL_SYSTEM);
         assertTrue(message.contains("(trace line " + (free + 1) + "): " + refused.get(free)), message);
         assertTrue(message.contains("CleanerStart") && message.contains("not with the logged values"), message);
 
         int yield = first(lines, " CloseYield");
         List<String> holding = new ArrayList<>(lines);
         holding.remove(yield);
-        message = keelSystemRejection(holding, "close-keeps-host-lock");
+        message = rejection(holding, "close-keeps-host-lock", KEEL_SYSTEM);
         String closer = lines.get(yield).split(" ")[1];
         // Its CloseBegin is the first line KeelSystem cannot take: a host closer's close begins with CloseYield.
         assertTrue(Pattern.compile("\\(trace line \\d+\\): \\d+ " + closer + " \\d+ CloseBegin\n").matcher(message).find(),
@@ -190,16 +191,6 @@ class TraceValidationTest {
             }
         }
         return kept;
-    }
-
-    /** Checks {@code lines} as a trace file; returns KeelSystem's rejection (the arenas' specs may reject too). */
-    private static String keelSystemRejection(List<String> lines, String name) throws IOException {
-        Path bad = TARGET.resolve(name + ".trace");
-        Files.write(bad, lines, StandardCharsets.UTF_8);
-        TraceCheck.Result result = TraceCheck.check(bad, specDir(), TARGET.resolve(name));
-        List<String> keelSystem = result.rejections().stream().filter(m -> m.startsWith("KeelSystem rejects system ")).toList();
-        assertEquals(1, keelSystem.size(), "one KeelSystem model rejects: " + result.rejections());
-        return keelSystem.get(0);
     }
 
     /** The checker can fail: the same runs with one value changed are rejected at that event, with the message. */
@@ -265,7 +256,7 @@ class TraceValidationTest {
         int joined = first(lines, " ReclaimJoin collector=0");
         List<String> second = new ArrayList<>(lines);
         second.set(joined, lines.get(joined).replace("collector=0", "collector=1"));
-        String message = onlyRejection(second, "second-collector");
+        String message = rejection(second, "second-collector", "LockOrdering rejects allocator ");
         assertTrue(message.contains("(trace line " + (joined + 1) + "): " + second.get(joined)), message);
         assertTrue(message.contains("not with the logged values"), message);
 
@@ -273,7 +264,7 @@ class TraceValidationTest {
         String thread = lines.get(unlock).split(" ")[1];
         List<String> locked = new ArrayList<>(lines);
         locked.remove(unlock);
-        message = onlyRejection(locked, "missing-unlock");
+        message = rejection(locked, "missing-unlock", "LockOrdering rejects allocator ");
         int next = unlock; // the thread's next line, ReclaimJoin, which now has no unlock before it
         while (!locked.get(next).split(" ")[1].equals(thread)) {
             next++;
@@ -316,15 +307,14 @@ class TraceValidationTest {
         return kept;
     }
 
-    /** Checks {@code lines} as a trace file; returns the one rejection, which must be LockOrdering's. */
-    private static String onlyRejection(List<String> lines, String name) throws IOException {
+    /** Checks {@code lines} as a trace file; returns the one rejection of the spec whose messages start with {@code prefix}. */
+    private static String rejection(List<String> lines, String name, String prefix) throws IOException {
         Path bad = TARGET.resolve(name + ".trace");
         Files.write(bad, lines, StandardCharsets.UTF_8);
         TraceCheck.Result result = TraceCheck.check(bad, specDir(), TARGET.resolve(name));
-        assertEquals(1, result.rejections().size(), "one LockOrdering model rejects: " + result.rejections());
-        String message = result.rejections().get(0);
-        assertTrue(message.startsWith("LockOrdering rejects allocator "), message);
-        return message;
+        List<String> rejections = result.rejections().stream().filter(message -> message.startsWith(prefix)).toList();
+        assertEquals(1, rejections.size(), "one model of that spec rejects: " + result.rejections());
+        return rejections.get(0);
     }
 
     private static void writeSummary(TraceCheck.Result result, String line) throws IOException {

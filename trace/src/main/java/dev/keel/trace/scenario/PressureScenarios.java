@@ -7,7 +7,6 @@ import dev.keel.HostLock;
 import dev.keel.internal.ReclaimTracker;
 import dev.keel.internal.Trace;
 import java.lang.ref.Cleaner;
-import java.lang.ref.WeakReference;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -177,13 +176,12 @@ final class PressureScenarios {
         private final int cleanerPause;
         private volatile CountDownLatch cleanerGate = new CountDownLatch(0);
         private final Object[] held = new Object[8]; // per caller; written only by its caller
-        private final List<Object> garbage = new ArrayList<>(); // touched only inside recorded steps
-        private final List<WeakReference<Object>> collected = new ArrayList<>(); // likewise
+        private final Garbage garbage = new Garbage();
 
         Device(Duration cleanerDeadline, int cleanerPause) {
             this.cleanerPause = cleanerPause;
             this.allocator = DeviceAllocator.builder(UNITS * UNIT)
-                    .pressureCallback(KernelHooks.reclaimer(host, cleanerDeadline, tracker, this::collect))
+                    .pressureCallback(KernelHooks.reclaimer(host, cleanerDeadline, tracker, garbage::collect))
                     .name("pressure").build();
             this.traceId = KernelHooks.traceId(allocator);
         }
@@ -245,14 +243,5 @@ final class PressureScenarios {
             }
         }
 
-        /** The reclaimer's collection step: everything dropped becomes unreachable, and the gc finds it. */
-        private void collect() {
-            garbage.forEach(buffer -> collected.add(new WeakReference<>(buffer)));
-            garbage.clear();
-            for (int n = 0; n < 20 && collected.stream().anyMatch(ref -> !ref.refersTo(null)); n++) {
-                System.gc();
-            }
-            collected.clear();
-        }
     }
 }

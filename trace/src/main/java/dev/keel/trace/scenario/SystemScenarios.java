@@ -10,7 +10,6 @@ import dev.keel.VmmArena;
 import dev.keel.VmmBackend;
 import dev.keel.internal.ReclaimTracker;
 import dev.keel.internal.Trace;
-import java.lang.ref.WeakReference;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
@@ -237,13 +236,12 @@ final class SystemScenarios {
         final List<DeviceBackend> backends = new ArrayList<>();
         final List<VmmArena> arenas = new ArrayList<>();
         private final int id;
-        private final List<Object> garbage = new ArrayList<>(); // touched only inside recorded steps
-        private final List<WeakReference<Object>> collected = new ArrayList<>(); // likewise
+        private final Garbage garbage = new Garbage();
 
         Composition() {
             allocator = DeviceAllocator.builder(UNITS * UNIT)
                     .pressureCallback(KernelHooks.reclaimer(host, GcReclaimer.DEFAULT_CLEANER_DEADLINE,
-                            ReclaimTracker.shared(), this::collect))
+                            ReclaimTracker.shared(), garbage::collect))
                     .name("system").build();
             for (int a = 0; a < 2; a++) {
                 DeviceBackend backend = new DeviceBackend(allocator);
@@ -310,16 +308,6 @@ final class SystemScenarios {
             }
             Trace.record(id, "SystemEnd");
             arenas.forEach(VmmArena::close);
-        }
-
-        /** The reclaimer's collection step: everything dropped becomes unreachable, and the gc finds it. */
-        private void collect() {
-            garbage.forEach(buffer -> collected.add(new WeakReference<>(buffer)));
-            garbage.clear();
-            for (int n = 0; n < 20 && collected.stream().anyMatch(ref -> !ref.refersTo(null)); n++) {
-                System.gc();
-            }
-            collected.clear();
         }
 
         /** The calls of one user thread. */
