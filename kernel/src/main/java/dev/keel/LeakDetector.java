@@ -36,7 +36,6 @@ public final class LeakDetector {
     /** Under {@link Level#SAMPLED}, one buffer in this many is tracked. */
     public static final int SAMPLING_INTERVAL = 128;
 
-    private static final System.Logger LOGGER = System.getLogger(LeakDetector.class.getName());
     private static volatile Level level = parse(System.getProperty("keel.leakDetection", "off"));
 
     /** Which buffers are tracked. */
@@ -90,7 +89,9 @@ public final class LeakDetector {
 
     /** Reports the leak of the buffer allocated at {@code site}, at {@code va} of {@code arena}. */
     static void report(AllocationSite site, VmmArena arena, long va) {
-        LOGGER.log(System.Logger.Level.WARNING,
+        // The logger is looked up here, not when the class loads: reports are rare, and a kernel
+        // that never reports never starts the logging service's lookup.
+        System.getLogger(LeakDetector.class.getName()).log(System.Logger.Level.WARNING,
                 () -> "LEAK: DeviceBuffer[va=0x" + Long.toHexString(va) + ", size=" + site.size + "] of " + arena
                         + " was freed by the Cleaner, not by close(); allocated at:", site);
     }

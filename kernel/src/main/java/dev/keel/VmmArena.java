@@ -396,7 +396,6 @@ public final class VmmArena implements AutoCloseable {
             long va = base + offset;
             long handle = allocateBacking(va, offset, aligned); // ArenaOps: MallocBackendAlloc
             insert(va, offset, aligned, handle);               // ArenaOps: MallocInsert
-            counters.malloced();
             return va;
         } finally {
             exit(lease);                                       // InFlightLeases: MallocExit // InFlightDrain: MallocExit
@@ -1047,7 +1046,7 @@ public final class VmmArena implements AutoCloseable {
     public ArenaStats stats() {
         long used = usedBytes();
         return new ArenaStats(state(), totalBytes, used, mappedBytes(), liveCount(), leakedBytes(),
-                failedMallocs.get(), failedReleases.get(), counters.peakUsed(used), counters.mallocs(),
+                failedMallocs.get(), failedReleases.get(), counters.peakUsed(used), table.puts(),
                 counters.freedByCleanerCount(), counters.leaksReportedCount(), counters.lastDrainNanos());
     }
 
