@@ -8,11 +8,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.keel.DeviceAllocator;
 import dev.keel.DeviceOutOfMemoryException;
+import dev.keel.GcReclaimer;
+import dev.keel.HostLock;
 import dev.keel.VmmArena;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.time.Duration;
 import java.rmi.server.RMIServerSocketFactory;
 import java.util.ArrayList;
 import java.util.List;
@@ -156,6 +159,24 @@ class KeelMBeansTest {
             assertFalse(remote.isRegistered(arenaBean.objectName()), "unregistered for remote clients too");
         } finally {
             connector.stop();
+        }
+    }
+
+    @Test
+    void aGcReclaimersCollectionsAndTheRoundsAreCounted() throws Exception {
+        DeviceAllocator device = DeviceAllocator.builder(G).name("jmx-gc")
+                .pressureCallback(new GcReclaimer(HostLock.NONE, Duration.ofMillis(100))).build();
+        DeviceAllocator plain = DeviceAllocator.builder(G).name("jmx-no-callback").build();
+        try (KeelMBeans.Registration bean = KeelMBeans.register(device);
+             KeelMBeans.Registration none = KeelMBeans.register(plain)) {
+            long held = device.allocate(G);
+            assertThrows(DeviceOutOfMemoryException.class, () -> device.allocate(G)); // one round, nothing to reclaim
+            assertEquals(1L, PLATFORM.getAttribute(bean.objectName(), "GcCollections"));
+            assertEquals(1L, PLATFORM.getAttribute(bean.objectName(), "PressureRounds"));
+            assertEquals(1L, PLATFORM.getAttribute(bean.objectName(), "FailedAllocations"));
+            assertEquals(-1L, PLATFORM.getAttribute(none.objectName(), "GcCollections"));
+            BeanAgreement.check(PLATFORM, bean.objectName(), device.stats());
+            device.free(held);
         }
     }
 
