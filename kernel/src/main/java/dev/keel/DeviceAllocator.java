@@ -10,6 +10,7 @@ import java.util.Objects;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.Comparator;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 
 import org.jspecify.annotations.Nullable;
@@ -104,9 +105,15 @@ public final class DeviceAllocator {
     private long nextHandle = 1L;
     private long bytesFreedTotal; // every free ever, to measure what a callback reclaimed
 
-    // Written under mutex, read without it.
+    // Written under mutex, read without it (stats(): monitoring never takes the allocator lock).
     private volatile long usedBytes;
     private volatile int liveCount;
+    private volatile long peakUsedBytes;
+    private volatile long allocations;
+    private volatile long pressureRounds;
+    private volatile long reclaimedBytesTotal;
+    // Counted on the failure path, where the lock may not be held (a callback that did not re-take it).
+    private final AtomicLong failedAllocations = new AtomicLong();
 
     /** An allocator of {@code capacity} bytes without a pressure callback. */
     public DeviceAllocator(long capacity) {
@@ -184,13 +191,16 @@ public final class DeviceAllocator {
                     throw outOfMemory(size, reclaimed, attempts, why); // LockOrdering: OutOfMemory
                 }
                 long freedBefore = bytesFreedTotal;
+                countPressureRound();
                 lastNote = runCallback(size, retryPolicy.delayNanosBefore(attempts));
+                countReclaimed(bytesFreedTotal - freedBefore);
                 reclaimed += bytesFreedTotal - freedBefore;
             }
         } catch (RuntimeException | Error e) {
             if (outcome == null) {
                 outcome = "failed: " + e;
             }
+            failedAllocations.incrementAndGet();
             throw e;
         } finally {
             // The release that ends AllocTry (success) and OutOfMemory. The lock is not held after
@@ -249,6 +259,12 @@ public final class DeviceAllocator {
         return liveCount;
     }
 
+    /** The counters now, read without the allocator lock (see {@link AllocatorStats}). */
+    public AllocatorStats stats() {
+        return new AllocatorStats(capacity, usedBytes, liveCount, peakUsedBytes, allocations, failedAllocations.get(),
+                pressureRounds, reclaimedBytesTotal);
+    }
+
     /** The allocator's name, as used in messages and JFR events. */
     public String name() {
         return name;
@@ -287,6 +303,18 @@ public final class DeviceAllocator {
             return "interrupted";
         }
         return null;
+    }
+
+    // Called with the lock held: the read-modify-write cannot race; volatile only lets stats() read it.
+    @SuppressWarnings("NonAtomicVolatileUpdate")
+    private void countPressureRound() {
+        pressureRounds++;
+    }
+
+    // Called with the lock held again after the callback (runCallback threw otherwise).
+    @SuppressWarnings("NonAtomicVolatileUpdate")
+    private void countReclaimed(long bytes) {
+        reclaimedBytesTotal += bytes;
     }
 
     private void commit(PressureEvent event, long size, long reclaimed, int attempts, String outcome) {
@@ -382,6 +410,10 @@ public final class DeviceAllocator {
             allocated.put(handle, new Block(fit.offset, size));
             usedBytes += size;
             liveCount++;
+            allocations++;
+            if (usedBytes > peakUsedBytes) {
+                peakUsedBytes = usedBytes;
+            }
             return handle;
         }
 

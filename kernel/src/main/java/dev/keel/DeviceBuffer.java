@@ -7,6 +7,8 @@ import java.lang.ref.Reference;
 import java.util.Objects;
 import java.util.concurrent.ThreadFactory;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A handle to one allocation of a {@link VmmArena} that frees itself: at once on {@link #close()},
  * or through a {@link Cleaner} once it has become unreachable. Garbage buffers are what a
@@ -27,6 +29,9 @@ import java.util.concurrent.ThreadFactory;
  * runs its action at most once, whoever calls it first); the tracker entry finishes after the
  * free, so a waiting collector never counts memory that is not yet free.
  *
+ * <p>A buffer freed by the Cleaner is counted in {@link ArenaStats#freedByCleaner()} and, when
+ * the {@link LeakDetector} tracked it, reported once as a leak with its allocation's stack trace.
+ *
  * <p>As with any cleaner-managed resource, keep the buffer reachable while the device uses its
  * address (for example with {@link java.lang.ref.Reference#reachabilityFence}): the cleaner may
  * free it once the last Java reference is gone, even while a raw copy of {@link #va()} lives on.
@@ -43,7 +48,7 @@ public final class DeviceBuffer implements AutoCloseable {
         this.size = size;
         ReclaimTracker tracker = ReclaimTracker.shared();
         ReclaimTracker.Entry entry = tracker.register(this, alignedSize(size, arena.granularity()));
-        Release release = new Release(arena, va, tracker, entry);
+        Release release = new Release(arena, va, tracker, entry, LeakDetector.track(size));
         try {
             this.cleanable = CLEANER.register(this, release);
         } catch (RuntimeException | Error e) {
@@ -102,21 +107,32 @@ public final class DeviceBuffer implements AutoCloseable {
         private final long va;
         private final ReclaimTracker tracker;
         private final ReclaimTracker.Entry entry;
+        private final LeakDetector.@Nullable AllocationSite site; // null: not tracked for leaks
 
-        Release(VmmArena arena, long va, ReclaimTracker tracker, ReclaimTracker.Entry entry) {
+        Release(VmmArena arena, long va, ReclaimTracker tracker, ReclaimTracker.Entry entry,
+                LeakDetector.@Nullable AllocationSite site) {
             this.arena = arena;
             this.va = va;
             this.tracker = tracker;
             this.entry = entry;
+            this.site = site;
         }
 
         @Override
         public void run() {
             boolean freed = false;
+            boolean byCleaner = false;
             try {
                 freed = arena.freeReporting(va);
             } finally {
-                tracker.finished(entry, freed);
+                byCleaner = tracker.finished(entry, freed);
+            }
+            if (byCleaner && freed) { // a leak: the buffer became garbage without close()
+                arena.counters().freedByCleaner();
+                if (site != null) {
+                    LeakDetector.report(site, arena, va);
+                    arena.counters().leakReported();
+                }
             }
         }
     }

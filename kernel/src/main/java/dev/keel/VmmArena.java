@@ -192,6 +192,7 @@ public final class VmmArena implements AutoCloseable {
     private final AtomicLong leaked = new AtomicLong();
     private final AtomicLong failedMallocs = new AtomicLong();
     private final AtomicLong failedReleases = new AtomicLong();
+    private final ArenaCounters counters = new ArenaCounters();
     /** This arena's number in the trace ({@link Trace}); 0 when tracing is off. */
     private final int traceId;
 
@@ -487,6 +488,7 @@ public final class VmmArena implements AutoCloseable {
             Trace.begin();
         }
         try {
+            counters.beforeGiveBack(offset + aligned);
             if (!next.compareAndSet(offset + aligned, offset)) { // CasBump: GiveBack
                 leaked.addAndGet(aligned);                     // CasBump: Leak
                 if (Trace.ON) {
@@ -877,6 +879,7 @@ public final class VmmArena implements AutoCloseable {
             long waited = System.nanoTime() - waitStart;
             List<Allocation> drained = snapshot();             // ArenaOps: CloseSnapshot
             commitClose();                                     // ArenaOps: CloseCommit
+            counters.drained(waited);
             commit(event, drained.size(), waited, "drained");
             return drained;
         } catch (InterruptedException e) {
@@ -1053,8 +1056,15 @@ public final class VmmArena implements AutoCloseable {
 
     /** A snapshot of the counters. */
     public ArenaStats stats() {
-        return new ArenaStats(state(), totalBytes, usedBytes(), mappedBytes(), liveCount(), leakedBytes(),
-                failedMallocs.get(), failedReleases.get());
+        long used = usedBytes();
+        return new ArenaStats(state(), totalBytes, used, mappedBytes(), liveCount(), leakedBytes(),
+                failedMallocs.get(), failedReleases.get(), counters.peakUsed(used), table.puts(),
+                counters.freedByCleanerCount(), counters.leaksReportedCount(), counters.lastDrainNanos());
+    }
+
+    /** The monitoring counters (DeviceBuffer counts its cleaner frees and leak reports here). */
+    ArenaCounters counters() {
+        return counters;
     }
 
     @Override

@@ -56,11 +56,16 @@ class ArenaErrorHandlerTest {
 
     /** Runs {@code action} with a capturing handler on VmmArena's java.util.logging logger; returns what it logged. */
     private static String logWhile(Action action) throws Exception {
+        return logWhile(VmmArena.class.getName(), action);
+    }
+
+    /** Runs {@code action} with a capturing handler on the java.util.logging logger {@code name}; returns what it logged. */
+    static String logWhile(String name, Action action) throws Exception {
         assumeTrue(ModuleLayer.boot().findModule("java.logging").isPresent(), "java.util.logging is absent");
         Class<?> loggerClass = Class.forName("java.util.logging.Logger");
         Class<?> handlerClass = Class.forName("java.util.logging.Handler");
         Class<?> formatterClass = Class.forName("java.util.logging.Formatter");
-        Object logger = loggerClass.getMethod("getLogger", String.class).invoke(null, VmmArena.class.getName());
+        Object logger = loggerClass.getMethod("getLogger", String.class).invoke(null, name);
         ByteArrayOutputStream captured = new ByteArrayOutputStream();
         Object formatter = Class.forName("java.util.logging.SimpleFormatter").getConstructor().newInstance();
         Object handler = Class.forName("java.util.logging.StreamHandler")
@@ -77,7 +82,7 @@ class ArenaErrorHandlerTest {
         return captured.toString(StandardCharsets.UTF_8);
     }
 
-    private interface Action {
+    interface Action {
         void run() throws Exception;
     }
 }

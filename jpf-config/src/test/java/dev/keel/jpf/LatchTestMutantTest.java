@@ -68,7 +68,7 @@ class LatchTestMutantTest {
     }
 
     /** Runs one test method in a child JVM; returns its first line, "failed" or "passed", then the reasons. */
-    private static String run(Path variant, String test, Path workDir) throws IOException, InterruptedException {
+    static String run(Path variant, String test, Path workDir) throws IOException, InterruptedException {
         Path result = workDir.resolve("outcome.txt");
         Files.deleteIfExists(result);
         Path log = workDir.resolve("console.txt");

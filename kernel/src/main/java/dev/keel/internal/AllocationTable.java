@@ -111,6 +111,14 @@ public final class AllocationTable {
     }
 
     /**
+     * Records ever put, counted by each segment under its lock in the step that inserts them (so
+     * counting costs no write beyond the segment the put holds already); {@link #clear} keeps it.
+     */
+    public long puts() {
+        return sumLocked(segment -> segment.puts);
+    }
+
+    /**
      * The bytes of every record, counted atomically: each segment adds and subtracts its
      * records' sizes under its lock, in the step that inserts or removes them.
      */
@@ -233,6 +241,8 @@ public final class AllocationTable {
         private int count;
         /** The sum of the records' sizes. */
         private long bytes;
+        /** Records ever put (not reset by clear): the arena's successful mallocs. */
+        private long puts;
         /** Grow before a put would take {@code count} above this. */
         private int maxCount;
 
@@ -281,6 +291,7 @@ public final class AllocationTable {
                 store(slot, va, size, handle);
                 count++;
                 bytes += size;
+                puts++;
             } finally {
                 unlock();
             }

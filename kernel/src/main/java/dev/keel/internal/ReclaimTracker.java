@@ -59,12 +59,15 @@ public final class ReclaimTracker {
 
     /**
      * Records that the cleaning or close of {@code entry} has finished, and whether it freed the
-     * memory ({@code false}: someone else had freed it already); idempotent.
+     * memory ({@code false}: someone else had freed it already); idempotent. Returns whether this
+     * call finished the entry as a cleaner's (its owner had become unreachable): at most one call
+     * per entry returns true.
      */
-    public void finished(Entry entry, boolean freed) {
+    public boolean finished(Entry entry, boolean freed) {
         lock.lock();
         try {
-            if (live.remove(entry) && entry.owner.refersTo(null)) {
+            boolean byCleaner = live.remove(entry) && entry.owner.refersTo(null);
+            if (byCleaner) {
                 cleanerFinishedCount++;
                 if (freed) {
                     cleanerFreedCount++;
@@ -74,6 +77,7 @@ public final class ReclaimTracker {
                 }
                 cleaned.signalAll();
             }
+            return byCleaner;
         } finally {
             lock.unlock();
         }

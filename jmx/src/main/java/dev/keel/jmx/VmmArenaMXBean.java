@@ -1,0 +1,56 @@
+package dev.keel.jmx;
+
+/**
+ * A {@link dev.keel.VmmArena} seen through JMX: every figure is a field of
+ * {@link dev.keel.ArenaStats}. The first four have the meaning of
+ * {@code java.lang.management.BufferPoolMXBean}'s: {@code Count} is the live records,
+ * {@code TotalCapacity} and {@code MemoryUsed} the bytes mapped behind them. The reserved range
+ * is {@code ReservedBytes}, the bump pointer {@code UsedBytes}.
+ */
+public interface VmmArenaMXBean {
+
+    /** The name it was registered under. */
+    String getName();
+
+    /** Live records (BufferPoolMXBean's count). */
+    long getCount();
+
+    /** Bytes mapped behind the live records (BufferPoolMXBean's total capacity). */
+    long getTotalCapacity();
+
+    /** Bytes backed by the device (BufferPoolMXBean's memory used). */
+    long getMemoryUsed();
+
+    /** OPEN, CLOSING or CLOSED. */
+    String getState();
+
+    /** The size of the reserved range. */
+    long getReservedBytes();
+
+    /** The bump pointer: bytes of the range handed out. */
+    long getUsedBytes();
+
+    /** The bump pointer's high-water mark. */
+    long getPeakUsedBytes();
+
+    /** Mallocs that succeeded. */
+    long getAllocations();
+
+    /** Mallocs that threw. */
+    long getFailedAllocations();
+
+    /** Range bytes lost to failed backend allocations. */
+    long getLeakedBytes();
+
+    /** Backend deallocations that failed. */
+    long getFailedReleases();
+
+    /** DeviceBuffers freed by the Cleaner instead of close(). */
+    long getBuffersFreedByCleaner();
+
+    /** Of those, the leaks the LeakDetector reported. */
+    long getLeaksReported();
+
+    /** How long the last committed close waited for the calls in flight, in nanoseconds; -1 before any. */
+    long getLastDrainNanos();
+}
