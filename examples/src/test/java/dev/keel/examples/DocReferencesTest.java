@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -35,6 +36,46 @@ class DocReferencesTest {
         pages.forEach(page -> problems.addAll(references.check(page)));
         assertEquals("", String.join("\n", problems), "README.md and docs/ name what does not exist");
         assertTrue(pages.size() > 10, "the pages were found: " + pages);
+    }
+
+    /**
+     * The TLC table of docs/results.md is a copy of {@code spec/target/tlc-summary.md}: when this
+     * checkout's spec module has run (as in every full {@code ./mvnw verify}), the copy must have
+     * the same models with the same expected outcome, and the same distinct states for each model
+     * that passed (a complete, deterministic exploration with one worker). Seconds may differ.
+     */
+    @Test
+    void theCommittedTlcTableHasThisBuildsModelsAndStates() throws IOException {
+        Path summary = ROOT.resolve("spec/target/tlc-summary.md");
+        org.junit.jupiter.api.Assumptions.assumeTrue(Files.isRegularFile(summary),
+                "spec/target/tlc-summary.md is absent: the spec module has not run in this checkout");
+        Map<String, String> built = tlcRows(Files.readString(summary));
+        Map<String, String> committed = tlcRows(Files.readString(ROOT.resolve("docs/results.md")));
+        assertEquals(built, committed, "docs/results.md's TLC table is not that of this build;"
+                + " refresh it from examples/target/results.md");
+    }
+
+    @Test
+    void aTlcTableWithAModelGoneOrAFigureChangedDiffers() {
+        String table = "| `MCA` | ci | `ok` | `ok` | 10 | 7 | 3 | 1.0 | pass | a |\n"
+                + "| `MCB` | ci | `deadlock` | `deadlock` | 5 | 4 | 2 | 1.0 | pass | b |\n";
+        assertEquals(tlcRows(table), tlcRows(table.replace("| 1.0 |", "| 9.9 |")));
+        org.junit.jupiter.api.Assertions.assertNotEquals(tlcRows(table), tlcRows(table.replace("| 7 |", "| 8 |")));
+        org.junit.jupiter.api.Assertions.assertNotEquals(tlcRows(table),
+                tlcRows(table.substring(0, table.indexOf("| `MCB`"))));
+    }
+
+    /** Model to "expected, distinct states if it passed" for each row of a TLC summary table. */
+    private static Map<String, String> tlcRows(String text) {
+        Map<String, String> rows = new java.util.TreeMap<>();
+        for (String line : text.lines().toList()) {
+            String[] cells = line.split("\\|");
+            if (cells.length > 7 && cells[1].strip().matches("`MC\\w+`") && cells[2].strip().matches("ci|deep")) {
+                String expected = cells[3].strip();
+                rows.put(cells[1].strip(), expected + (expected.equals("`ok`") ? " " + cells[6].strip() : ""));
+            }
+        }
+        return rows;
     }
 
     @Test
