@@ -40,9 +40,11 @@ class DocReferencesTest {
 
     /**
      * The TLC table of docs/results.md is a copy of {@code spec/target/tlc-summary.md}: when this
-     * checkout's spec module has run (as in every full {@code ./mvnw verify}), the copy must have
-     * the same models with the same expected outcome, and the same distinct states for each model
-     * that passed (a complete, deterministic exploration with one worker). Seconds may differ.
+     * checkout's spec module has run (as in every full {@code ./mvnw verify}), every model it ran
+     * must be in the copy with the same expected outcome, and with the same distinct states if it
+     * passed (a complete, deterministic exploration with one worker). Seconds may differ. A run of
+     * a subset ({@code -Dkeel.tlc.only}) checks that subset; a model of the copy that spec/tla/ no
+     * longer has is the name check's to report.
      */
     @Test
     void theCommittedTlcTableHasThisBuildsModelsAndStates() throws IOException {
@@ -51,6 +53,7 @@ class DocReferencesTest {
                 "spec/target/tlc-summary.md is absent: the spec module has not run in this checkout");
         Map<String, String> built = tlcRows(Files.readString(summary));
         Map<String, String> committed = tlcRows(Files.readString(ROOT.resolve("docs/results.md")));
+        committed.keySet().retainAll(built.keySet());
         assertEquals(built, committed, "docs/results.md's TLC table is not that of this build;"
                 + " refresh it from examples/target/results.md");
     }
@@ -61,8 +64,9 @@ class DocReferencesTest {
                 + "| `MCB` | ci | `deadlock` | `deadlock` | 5 | 4 | 2 | 1.0 | pass | b |\n";
         assertEquals(tlcRows(table), tlcRows(table.replace("| 1.0 |", "| 9.9 |")));
         org.junit.jupiter.api.Assertions.assertNotEquals(tlcRows(table), tlcRows(table.replace("| 7 |", "| 8 |")));
-        org.junit.jupiter.api.Assertions.assertNotEquals(tlcRows(table),
-                tlcRows(table.substring(0, table.indexOf("| `MCB`"))));
+        Map<String, String> copyWithoutB = tlcRows(table.substring(0, table.indexOf("| `MCB`")));
+        copyWithoutB.keySet().retainAll(tlcRows(table).keySet());
+        org.junit.jupiter.api.Assertions.assertNotEquals(tlcRows(table), copyWithoutB);
     }
 
     /** Model to "expected, distinct states if it passed" for each row of a TLC summary table. */
