@@ -3,8 +3,11 @@ package dev.keel.examples;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
@@ -14,7 +17,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
 
 /**
  * Finds what a Markdown page of this repository names that does not exist: links and anchors,
@@ -73,12 +75,24 @@ final class DocReferences {
 
     DocReferences(Path root) {
         this.root = root.toAbsolutePath().normalize();
-        try (Stream<Path> walk = Files.walk(this.root)) {
-            walk.filter(p -> p.toString().endsWith(".java"))
-                    .filter(p -> !this.root.relativize(p).toString().contains("target/"))
-                    .filter(p -> !this.root.relativize(p).startsWith(".mvn"))
-                    .forEach(p -> javaFiles.computeIfAbsent(p.getFileName().toString().replace(".java", ""),
-                            k -> new ArrayList<>()).add(p));
+        try {
+            Files.walkFileTree(this.root, new SimpleFileVisitor<>() {
+                @Override
+                public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attributes) {
+                    String name = dir.getFileName() == null ? "" : dir.getFileName().toString();
+                    return name.equals("target") || name.startsWith(".") && !dir.equals(DocReferences.this.root)
+                            ? FileVisitResult.SKIP_SUBTREE : FileVisitResult.CONTINUE;
+                }
+
+                @Override
+                public FileVisitResult visitFile(Path file, BasicFileAttributes attributes) {
+                    String name = file.getFileName().toString();
+                    if (name.endsWith(".java")) {
+                        javaFiles.computeIfAbsent(name.replace(".java", ""), k -> new ArrayList<>()).add(file);
+                    }
+                    return FileVisitResult.CONTINUE;
+                }
+            });
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
