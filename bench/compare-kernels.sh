@@ -4,7 +4,7 @@
 # The kernel of git commit COMMIT ("landed COMMIT") measured beside the work tree's ("work tree"),
 # on the same machine in one go, alternately: ThreadCountHarness with the landed kernel, then with
 # the work tree's; then PairReport (PairBenchmark's oneThread, twoThreads and twoThreadsThroughput
-# for VmmArena and seed+AllocationTable) with the landed kernel, then with the work tree's.
+# for VmmArena and ModelExpress+AllocationTable) with the landed kernel, then with the work tree's.
 # The landed kernel is built by bench/baseline-kernel.sh and put first on the class path, so every
 # dev.keel class comes from it; the harness prints where VmmArena was loaded from, and PairReport
 # checks that JMH's forks loaded the kernel from there too.

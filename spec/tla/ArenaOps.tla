@@ -15,7 +15,7 @@
 (* Every action is one atomic step of the Java kernel; the kernel names    *)
 (* the action in a comment at the statement that performs it.              *)
 (*                                                                         *)
-(* Keel's changes to the seed (ModelExpress VmmArena):                     *)
+(* Keel's changes to ModelExpress's VmmArena:                              *)
 (*  - closes are serialised by a lock held to the end, so a second close   *)
 (*    returns only after the first has finished, deallocations included,   *)
 (*    instead of at once (SecondCloseWaits);                               *)

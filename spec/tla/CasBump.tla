@@ -3,7 +3,7 @@
 (* Keel's lock-free bump allocator over a reserved range [0, T).           *)
 (*                                                                         *)
 (* A shared pointer `next` marks the first free byte.  Each thread runs    *)
-(* the seed's loop (ModelExpress `arena_malloc_impl`):                     *)
+(* ModelExpress's loop (`arena_malloc_impl`):                              *)
 (*                                                                         *)
 (*   Request     pick a size, round it up to the granularity G; a round-up *)
 (*               that does not fit in a machine word is an error           *)
@@ -20,7 +20,7 @@
 (*               only while it is still the topmost one                    *)
 (*   Leak        otherwise the range stays reserved and is counted leaked  *)
 (*                                                                         *)
-(* GiveBack and Leak are Keel's improvement: the seed leaks every range    *)
+(* GiveBack and Leak are Keel's improvement: ModelExpress leaks every range *)
 (* whose backend call fails.                                               *)
 (*                                                                         *)
 (* Threads allocate forever: a thread that has returned may issue another  *)
@@ -101,7 +101,7 @@ Init ==
     /\ leaked = {}
 
 -----------------------------------------------------------------------------
-(* The overflow test comes before the addition, as in the seed, so that    *)
+(* The overflow test comes before the addition, as in ModelExpress, so that *)
 (* s + add is only computed when it is at most WordMax.                    *)
 Request(t) ==
     /\ pc[t] \in Returned
@@ -122,7 +122,7 @@ Load(t) ==
     /\ pc' = [pc EXCEPT ![t] = "check"]
     /\ UNCHANGED <<next, size, aligned, live, leaked>>
 
-\* The seed's test, written so that neither side can overflow.
+\* ModelExpress's test, written so that neither side can overflow.
 Fits(t) == seen[t] <= T /\ aligned[t] <= T - seen[t]
 
 CheckFits(t) ==

@@ -2,7 +2,7 @@
 (***************************************************************************)
 (* The contract of one Keel VmmArena's in-flight guard, which makes close  *)
 (* wait for every malloc and free in progress.  The arena's other steps    *)
-(* are in ArenaOps; this module adds the guard as the seed states it: one *)
+(* are in ArenaOps; this module adds the guard as ModelExpress has it: one *)
 (* counter of the calls in flight.                                         *)
 (*                                                                         *)
 (* The protocol.  A malloc enters the guard only while the arena is OPEN, *)

@@ -1,13 +1,13 @@
 ------------------ MODULE InFlightDrainMutantReentrantClose ------------------
-(* Mutant (iii): the seed's close, called from inside a backend call on a  *)
+(* Mutant (iii): ModelExpress's close, called from inside a backend call on a *)
 (* thread that is itself a malloc or free in flight (a VmmBackend whose    *)
 (* allocate or deallocate closes the arena).  Instead of CloseRefused, the *)
-(* nested close does what the seed does: CAS OPEN -> closing, then spin    *)
+(* nested close does what ModelExpress does: CAS OPEN -> closing, then spin *)
 (* until inFlight = 0.  The spinning thread is counted in inFlight, so the *)
 (* spin never ends and its malloc or free never resumes.  The model needs  *)
 (* no other closer to show it.  Expected: TLC reports a deadlock.          *)
 (*                                                                         *)
-(* Why a deadlock and not a liveness violation: the seed's spin           *)
+(* Why a deadlock and not a liveness violation: ModelExpress's spin       *)
 (* (while (in_flight > 0) yield();) changes no state, so in TLA+ it is a   *)
 (* wait on the guard inFlight = 0.  Once every other call has returned, no *)
 (* step is possible and not every call has returned -- TLC's definition of *)
@@ -24,7 +24,7 @@ VARIABLE nested
 
 SeedReentrantClose(t) ==
     /\ InBackendCall(t) /\ ~nested[t]
-    /\ state = "OPEN"      \* else the seed's CAS fails and close returns
+    /\ state = "OPEN"      \* else ModelExpress's CAS fails and close returns
     /\ state' = "CLOSING"
     /\ nested' = [nested EXCEPT ![t] = TRUE]
     /\ UNCHANGED <<next, table, mapped, releases, closeLock, pc, opsLeft, loc,

@@ -1,5 +1,5 @@
 ---------------- MODULE InFlightDrainMutantSecondCloseReturns ----------------
-(* Mutant (iv): the seed's second close.  A close that finds the arena no  *)
+(* Mutant (iv): ModelExpress's second close.  A close that finds the arena no *)
 (* longer OPEN returns at once instead of waiting for the close lock,      *)
 (* although the first close may still be draining or deallocating.        *)
 (* Expected: SecondCloseWaits is violated.                                 *)
@@ -13,7 +13,7 @@ SeedCloseBegin(c) ==
        THEN /\ closeLock = {}
             /\ closeLock' = {c}
             /\ Goto(c, "check")
-       ELSE /\ Goto(c, "done")               \* the seed's failed CAS: return
+       ELSE /\ Goto(c, "done")               \* ModelExpress's failed CAS: return
             /\ UNCHANGED closeLock
     /\ UNCHANGED <<state, next, table, mapped, releases, opsLeft, loc, snap,
                    drained, inFlight>>

@@ -1,6 +1,6 @@
 ---------------- MODULE InFlightLeasesMutantCheckBeforeLease ----------------
 (* Mutant (i): malloc checks the state only before it leases its slot,    *)
-(* the seed's order (check, then count).  Between that check and the      *)
+(* ModelExpress's order (check, then count).  Between that check and the  *)
 (* lease a closer can store CLOSING and scan the slot while it is still   *)
 (* free; the malloc then goes on to bump, map and insert after the drain. *)
 (* Expected: Refines is violated -- the call passes the guard of          *)

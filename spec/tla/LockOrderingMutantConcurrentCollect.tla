@@ -1,5 +1,5 @@
 ---------------- MODULE LockOrderingMutantConcurrentCollect ----------------
-(* Mutant (iii), the seed page's claim that holding the mutex during the   *)
+(* Mutant (iii), Torch-Spyre's page's claim that holding the mutex during the *)
 (* callback serialises pressure events: with no single flight, every       *)
 (* pressure event collects, and since the callback releases the mutex,    *)
 (* two collections run at once.  Replaces ReclaimJoin.                     *)

@@ -1,5 +1,5 @@
 --------------------- MODULE LockOrderingMutantHostFirst ---------------------
-(* Mutant (i), the seed's "WRONG" block: the callback takes the host lock  *)
+(* Mutant (i), Torch-Spyre's "WRONG" block: the callback takes the host lock *)
 (* first, while the mutex it was called with is still held, and only then  *)
 (* releases the mutex.  Replaces PressureEnter.  Expected: a host thread   *)
 (* holding the host lock waits for the mutex while this thread, holding    *)

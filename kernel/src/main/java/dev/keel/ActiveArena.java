@@ -7,12 +7,16 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The process-global active arena that allocator shims call through (the seed's
+ * The process-global active arena that allocator shims call through (ModelExpress's
  * {@code mx_malloc}/{@code mx_free}, whose C signatures cannot carry an arena argument). At most
  * one arena is active at a time: {@link #use} activates one for the life of the returned scope.
  *
- * <p>{@link #malloc} never throws: it returns 0 when no arena is active or on any error, and
- * hands the error to the active arena's {@link ArenaErrorHandler}. Since 0 means failure, an arena
+ * <p>{@link #malloc} throws no {@link RuntimeException}: it returns 0 when no arena is active or
+ * when the arena or its backend throws one, and hands that exception to the active arena's
+ * {@link ArenaErrorHandler}. An {@link Error} (an {@link OutOfMemoryError}, a
+ * {@link StackOverflowError}, an assertion) is not caught and reaches the caller; a shim upcalled
+ * from native code through FFM must not let it escape, since an exception leaving an upcall ends
+ * the JVM. Since 0 means failure, an arena
  * whose base is 0 cannot be activated. The active arena is read once per call from an
  * {@link AtomicReference}, so a call racing with the end of a scope runs entirely on the arena it
  * read; a closed arena answers as any closed arena does.
@@ -48,7 +52,10 @@ public final class ActiveArena {
         return ACTIVE.get();
     }
 
-    /** Allocates from the active arena; 0 when none is active or on any error (which goes to its handler). */
+    /**
+     * Allocates from the active arena; 0 when none is active or on a {@link RuntimeException}
+     * (which goes to its handler). An {@link Error} is not caught.
+     */
     public static long malloc(long size) {
         VmmArena arena = ACTIVE.get();
         if (arena == null) {

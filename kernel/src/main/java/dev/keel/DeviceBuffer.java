@@ -12,8 +12,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * A handle to one allocation of a {@link VmmArena} that frees itself: at once on {@link #close()},
  * or through a {@link Cleaner} once it has become unreachable. Garbage buffers are what a
- * {@link GcReclaimer} reclaims under memory pressure, as Python's cyclic collector frees the
- * seed's unreachable tensors.
+ * {@link GcReclaimer} reclaims under memory pressure, as Python's cyclic collector frees
+ * Torch-Spyre's unreachable tensors in its pressure callback.
  *
  * <p><b>Algorithm.</b> The cleaning action holds the arena, the address and a
  * {@link ReclaimTracker} entry, never the buffer itself (a cleaning action that reached the

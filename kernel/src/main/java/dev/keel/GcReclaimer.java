@@ -37,7 +37,7 @@ import org.jspecify.annotations.Nullable;
  *
  * <p><b>Why each ordering is needed.</b> The allocator lock is released before the host lock is
  * taken: a host thread may hold the host lock while it waits for the allocator lock (spec
- * invariant {@code NoHostWaitUnderMutex}; the seed's "WRONG" block is the deadlock otherwise). It
+ * invariant {@code NoHostWaitUnderMutex}; the "WRONG" ordering that Torch-Spyre's pressure callback is written to avoid is the deadlock otherwise). It
  * stays released during {@code Collect} and {@code AwaitFinalizers}: the cleaners free through
  * the allocator and need its lock. This reclaimer's own lock is held only for bookkeeping and
  * never while taking the host lock or waiting for anything but its condition, so it is not an

@@ -18,9 +18,10 @@ import java.time.Duration;
  *   <li>{@link #once()} — the default, and flex's behaviour: one callback, one retry, no pause.</li>
  *   <li>{@link #exponentialBackoff(int, Duration, Duration)} — like the JDK's direct-memory
  *       reservation ({@code java.nio.Bits}): retry 1 at once after the callback, then pauses of
- *       {@code initialDelay}, twice that, and so on, capped at {@code maxDelay}.
- *       {@code exponentialBackoff(9, 1 ms, 256 ms)} pauses 1, 2, ..., 256 ms like the JDK, 511 ms
- *       in all.</li>
+ *       {@code initialDelay}, twice that, and so on, capped at {@code maxDelay}. Round 1 has no
+ *       pause, so {@code n} rounds make {@code n - 1} pauses: {@code exponentialBackoff(10, 1 ms,
+ *       256 ms)} pauses 1, 2, ..., 256 ms, 511 ms in all, like the JDK's nine sleeps;
+ *       {@code exponentialBackoff(9, 1 ms, 256 ms)} stops at 128 ms, 255 ms in all.</li>
  * </ul>
  */
 public final class RetryPolicy {

@@ -3,8 +3,14 @@ package dev.keel;
 /**
  * What a device provides to a {@link VmmArena}: a virtual range reserved once, and physical
  * memory mapped into slices of it on demand. The arena calls these methods from the thread
- * that performs the malloc, free or close, never while holding any lock of its own, so an
- * implementation may block; it must be safe to call from several threads at once.
+ * that performs the malloc, free or close; it must be safe to call from several threads at once.
+ *
+ * <p>What the arena holds during a call: a malloc or free holds only its lease slot of the
+ * in-flight guard (no lock), so an {@link #allocate} or {@link #deallocate} that blocks delays a
+ * close waiting for it, never another malloc or free. A close holds the arena's close lock while
+ * it calls {@link #deallocate} for each drained record and {@link #releaseReserve}: a call that
+ * blocks there delays every other close of that arena. A call that closes the arena it serves
+ * is refused with {@link IllegalStateException} (it would wait for itself).
  *
  * <p>Sizes and addresses passed in are always multiples of {@link #granularity()}. Addresses
  * are unsigned 64-bit values held in a {@code long}.

@@ -37,6 +37,12 @@ class RetryPolicyTest {
             total += p.delayNanosBefore(retry);
         }
         assertEquals(Duration.ofMillis(511).toNanos(), total);
+        RetryPolicy nineRounds = RetryPolicy.exponentialBackoff(9, Duration.ofMillis(1), Duration.ofMillis(256));
+        long nine = 0L;
+        for (int retry = 1; retry <= nineRounds.maxRetries(); retry++) {
+            nine += nineRounds.delayNanosBefore(retry);
+        }
+        assertEquals(Duration.ofMillis(255).toNanos(), nine, "nine rounds make eight pauses, 1 to 128 ms");
     }
 
     @Test

@@ -1,6 +1,7 @@
 package dev.keel;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -53,9 +54,15 @@ class SpecMappingTest {
     /** One {@code // Spec: Action[, Action]} comment; a line may carry several, one per spec. */
     private static final Pattern COMMENT =
             Pattern.compile("//\\s*(CasBump|ArenaOps|InFlightDrain|InFlightLeases|LockOrdering):\\s*([^/]+)");
+    /**
+     * A method's or constructor's declaration line. The return type may carry type annotations
+     * ({@code @Nullable String}, {@code ReclaimTracker.@Nullable Garbage}): without {@code @} in
+     * the type's characters such a method is skipped and its statements are mapped to the method
+     * above it.
+     */
     private static final Pattern METHOD = Pattern.compile(
             "^\\s*(?:(?:public|protected|private|static|final|synchronized|default)\\s+)*"
-                    + "(?:<[^>]+>\\s+)?[\\w.<>\\[\\], ?]+\\s+(\\w+)\\s*\\([^;]*$");
+                    + "(?:<[^>]+>\\s+)?[\\w.<>\\[\\], ?@]+\\s+(\\w+)\\s*\\([^;]*$");
     private static final Set<String> NOT_METHODS = Set.of("if", "while", "for", "switch", "catch", "return",
             "throw", "new", "else", "try", "synchronized");
     /** A definition at the start of a line, with or without parameters. */
@@ -124,6 +131,39 @@ class SpecMappingTest {
         assertTrue(actions.contains("MallocEnter") && !actions.contains("MallocEnterX"));
     }
 
+    /**
+     * Proves the method pattern finds methods whose return type is annotated: a statement in a
+     * {@code @Nullable} method is mapped to it, not to the method above; and a statement past a
+     * method's closing brace is refused rather than mapped to that method.
+     */
+    @Test
+    void aMethodReturningANullableTypeIsFound() {
+        List<String> source = List.of(
+                "    private void commit(long size) {",
+                "        record(size);",
+                "    }",
+                "",
+                "    private @Nullable String runCallback(long size, long pauseNanos) {",
+                "        callback.onPressure(lent, size);   // LockOrdering: PressureEnter",
+                "    }",
+                "",
+                "    private ReclaimTracker.@Nullable Garbage take(String s) {",
+                "        return garbage;                    // LockOrdering: CollectTake",
+                "    }");
+        assertEquals("runCallback", enclosingMethod(source, 5));
+        assertEquals("take", enclosingMethod(source, 9));
+        List<String> outsideAMethod = List.of(
+                "    private void commit(long size) {",
+                "        record(size);",
+                "    }",
+                "    static {",
+                "        lent = 0;                          // LockOrdering: PressureEnter",
+                "    }");
+        IllegalStateException refused =
+                assertThrows(IllegalStateException.class, () -> enclosingMethod(outsideAMethod, 4));
+        assertTrue(refused.getMessage().contains("commit"), refused.getMessage());
+    }
+
     private static List<String> table(String spec, List<Site> sites) throws IOException {
         List<String> order = actions(Files.readString(ROOT.resolve("spec/tla/" + spec + ".tla")), Set.of());
         return sites.stream().filter(s -> s.spec().equals(spec))
@@ -177,16 +217,48 @@ class SpecMappingTest {
         return sites;
     }
 
-    private static String enclosingMethod(List<String> lines, int from) {
+    /**
+     * The name of the method whose declaration is the nearest above line {@code from} and whose
+     * body is still open there. A declaration whose braces close before {@code from} is a method
+     * the pattern matched while missing the one in between: that fails, so no statement is mapped
+     * to a method that does not hold it.
+     */
+    static String enclosingMethod(List<String> lines, int from) {
         for (int i = from; i >= 0; i--) {
             Matcher m = METHOD.matcher(lines.get(i));
             String first = lines.get(i).strip().split("\\s+")[0];
             if (m.find() && !NOT_METHODS.contains(m.group(1)) && !NOT_METHODS.contains(first)
                     && !lines.get(i).contains("=")) {
+                if (!encloses(lines, i, from)) {
+                    throw new IllegalStateException("line " + (from + 1) + " is past the body of " + m.group(1)
+                            + " (line " + (i + 1) + "): the method holding it was not recognised");
+                }
                 return m.group(1);
             }
         }
         throw new UncheckedIOException(new IOException("no method encloses line " + (from + 1)));
+    }
+
+    /** Whether the body opened at or after line {@code declaration} is still open at line {@code at}. */
+    private static boolean encloses(List<String> lines, int declaration, int at) {
+        int depth = 0;
+        boolean opened = false;
+        for (int i = declaration; i < at; i++) {
+            String code = lines.get(i).replaceAll("\"(?:\\\\.|[^\"\\\\])*\"|'(?:\\\\.|[^'\\\\])'", "\"\"")
+                    .replaceFirst("//.*", "");
+            for (char c : code.toCharArray()) {
+                if (c == '{') {
+                    depth++;
+                    opened = true;
+                } else if (c == '}') {
+                    depth--;
+                }
+            }
+            if (opened && depth <= 0) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /**

@@ -32,7 +32,7 @@ import org.jspecify.annotations.Nullable;
  * across a device call</em>. A device call may block for long (a simulated device's physical
  * allocator may run a garbage collection under memory pressure, and the finalizers it waits
  * for free memory through {@code deallocate} of this very backend), so holding the ledger lock
- * there would deadlock exactly as the seed's lock-order page warns. Instead each call works in
+ * there would deadlock exactly as Torch-Spyre's lock-order page warns. Instead each call works in
  * three steps:
  * <ol>
  * <li><em>claim</em> under the lock: validate, and record the intent, so that no other call can

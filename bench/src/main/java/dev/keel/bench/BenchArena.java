@@ -5,7 +5,7 @@ import dev.keel.VmmArena;
 
 import java.util.List;
 
-/** What the benchmarks drive: {@link VmmArena} itself, or a {@link SeedArena} over some table. */
+/** What the benchmarks drive: {@link VmmArena} itself, or a {@link ModelExpressArena} over some table. */
 interface BenchArena {
 
     long malloc(long size);
@@ -19,12 +19,12 @@ interface BenchArena {
         switch (name) {
             case "VmmArena":
                 return new VmmArenaTarget(VmmArena.open(new NoOpBackend(), NoOpBackend.TOTAL_BYTES));
-            case "seed+AllocationTable":
-                return new SeedArena(new SeedArena.KeelTable());
-            case "seed+ConcurrentHashMap":
-                return new SeedArena(new SeedArena.ConcurrentHashMapTable());
-            case "seed+synchronizedHashMap":
-                return new SeedArena(new SeedArena.SynchronizedHashMapTable());
+            case "ModelExpress+AllocationTable":
+                return new ModelExpressArena(new ModelExpressArena.KeelTable());
+            case "ModelExpress+ConcurrentHashMap":
+                return new ModelExpressArena(new ModelExpressArena.ConcurrentHashMapTable());
+            case "ModelExpress+synchronizedHashMap":
+                return new ModelExpressArena(new ModelExpressArena.SynchronizedHashMapTable());
             default:
                 throw new IllegalArgumentException("unknown arena " + name);
         }

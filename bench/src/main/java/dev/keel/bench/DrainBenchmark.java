@@ -25,7 +25,7 @@ import org.openjdk.jmh.annotations.TearDown;
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
 public class DrainBenchmark {
 
-    @Param({"VmmArena", "seed+AllocationTable", "seed+ConcurrentHashMap", "seed+synchronizedHashMap"})
+    @Param({"VmmArena", "ModelExpress+AllocationTable", "ModelExpress+ConcurrentHashMap", "ModelExpress+synchronizedHashMap"})
     public String arena;
 
     @Param("1000000")

@@ -30,7 +30,7 @@ import java.util.List;
 public final class HeapPerAllocation {
 
     private static final String[] ARENAS = {
-        "VmmArena", "seed+AllocationTable", "seed+ConcurrentHashMap", "seed+synchronizedHashMap",
+        "VmmArena", "ModelExpress+AllocationTable", "ModelExpress+ConcurrentHashMap", "ModelExpress+synchronizedHashMap",
     };
 
     private HeapPerAllocation() {

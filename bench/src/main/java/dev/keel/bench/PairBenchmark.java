@@ -26,7 +26,7 @@ import org.openjdk.jmh.annotations.Threads;
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 public class PairBenchmark {
 
-    @Param({"VmmArena", "seed+AllocationTable", "seed+ConcurrentHashMap", "seed+synchronizedHashMap"})
+    @Param({"VmmArena", "ModelExpress+AllocationTable", "ModelExpress+ConcurrentHashMap", "ModelExpress+synchronizedHashMap"})
     public String arena;
 
     private BenchArena target;

@@ -46,7 +46,7 @@ public final class PairReport {
 
     private static final String BENCHMARKS =
             PairBenchmark.class.getName() + "\\.(oneThread|twoThreads|twoThreadsThroughput)$";
-    private static final String ARENAS = "VmmArena,seed+AllocationTable";
+    private static final String ARENAS = "VmmArena,ModelExpress+AllocationTable";
     /**
      * A class of the kernel (not of the bench) in a {@code -Xlog:class+load} line, and where it
      * came from; lambdas' hidden classes (named {@code Host$$Lambda/0x...}, "source: Host") excluded.

@@ -41,8 +41,10 @@ import javax.management.openmbean.CompositeData;
  *   <li>{@code keel}: {@link DeviceBuffer} in a {@link VmmArena} over a {@link SimulatedDevice}
  *       (4 KiB granularity) on a 64 MiB {@link DeviceAllocator} whose pressure callback is a
  *       {@link GcReclaimer}, the default cleaner deadline and the default retry policy (one
- *       round); {@code keel-backoff} with up to nine rounds of exponential back-off from 1 to
- *       256 ms, the JDK's own schedule. The simulated device
+ *       round); {@code keel-backoff} with up to nine rounds of exponential back-off
+ *       ({@code exponentialBackoff(9, 1 ms, 256 ms)}): no pause before the first round, then
+ *       1, 2, ..., 128 ms, 255 ms in all, where the JDK sleeps nine times, 1 to 256 ms, 511 ms in
+ *       all. The simulated device
  *       touches no memory; {@code allocateDirect} zeroes what it hands out, so the JDK's
  *       throughput includes that work and Keel's does not.</li>
  * </ul>

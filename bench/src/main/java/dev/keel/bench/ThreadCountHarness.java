@@ -22,7 +22,7 @@ import static dev.keel.bench.ThreadCountResults.RETAINED;
 
 /**
  * What a malloc+free pair costs as the number of threads that have used one arena grows (issue 15),
- * for {@code VmmArena} (whichever kernel is on the class path) beside the seed's design, in one JVM.
+ * for {@code VmmArena} (whichever kernel is on the class path) beside ModelExpress's design, in one JVM.
  * The kernel of 0c2f9fd registered a per-thread in-flight cell on a thread's first use of an
  * arena, copying the array of the live threads' cells, so a pair's cost grew with the threads
  * alive; the lease guard keeps nothing per thread. A bounded design shows a flat line here.
@@ -59,7 +59,7 @@ import static dev.keel.bench.ThreadCountResults.RETAINED;
  * <ul>
  *   <li>{@code keel.threads.virtual} ({@code 1000,10000,100000,1000000}) and
  *       {@code keel.threads.platform} ({@code 10,100,1000,10000}): the thread counts {@code N};
- *   <li>{@code keel.threads.designs} ({@code VmmArena,seed+ConcurrentHashMap,seed+AllocationTable}),
+ *   <li>{@code keel.threads.designs} ({@code VmmArena,ModelExpress+ConcurrentHashMap,ModelExpress+AllocationTable}),
  *       names as in {@link BenchArena#open};
  *   <li>{@code keel.threads.rounds} ({@code 3}): measured rounds;
  *   <li>{@code keel.threads.drain} ({@code 100000}): {@code D};
@@ -93,7 +93,7 @@ public final class ThreadCountHarness {
 
         static Settings fromSystemProperties() {
             return new Settings(
-                    List.of(setting("keel.threads.designs", "VmmArena,seed+ConcurrentHashMap,seed+AllocationTable")
+                    List.of(setting("keel.threads.designs", "VmmArena,ModelExpress+ConcurrentHashMap,ModelExpress+AllocationTable")
                             .split(",")),
                     counts(setting("keel.threads.virtual", "1000,10000,100000,1000000")),
                     counts(setting("keel.threads.platform", "10,100,1000,10000")),

@@ -54,6 +54,13 @@ public final class ResultsPage {
         StringBuilder page = new StringBuilder("""
                 # Results
 
+                **Covers:** the figures the checks and benchmarks printed: TLC's table of every ci model,
+                the Java model checking and Java PathFinder tables, trace validation, the deep TLC runs and
+                the benchmarks, each copied from the build output it names.
+
+                **Does not cover:** what the figures mean, or the bounds of each model ([specs.md](specs.md),
+                [verification.md](verification.md), [performance.md](performance.md)).
+
                 What the checks and benchmarks printed on their last run, copied from the build's output
                 files by `ResultsPage` (module `examples`), which writes `examples/target/results.md` in
                 every `./mvnw verify`; this page is a copy of one such run (refresh it with

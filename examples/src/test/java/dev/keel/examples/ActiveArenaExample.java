@@ -16,7 +16,11 @@ class ActiveArenaExample {
     // tag::active-arena-shim[]
     /** What a pluggable-allocator hook (a C malloc/free pair, upcalled through FFM) calls. */
     static long shimMalloc(long size) {
-        return ActiveArena.malloc(size);    // 0 on any failure: never throws into native code
+        try {
+            return ActiveArena.malloc(size); // 0 on any RuntimeException, which goes to the handler
+        } catch (Error error) {              // not caught by ActiveArena; escaping an upcall ends the JVM
+            return 0;
+        }
     }
 
     static void shimFree(long va) {

@@ -1,6 +1,7 @@
 package dev.keel.examples;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
@@ -13,10 +14,11 @@ import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Keeps the code in {@code docs/embedding.md} identical to the examples that this module compiles
- * and runs. Each code block of the page is preceded by a comment
+ * Keeps the code in {@code docs/embedding.md} and {@code README.md} identical to the examples that
+ * this module compiles and runs. Each code block of the page is preceded by a comment
  * {@code <!-- example: examples/src/test/java/.../File.java#name -->}; the block must equal the
  * region between {@code // tag::name[]} and {@code // end::name[]} in that file, with the common
  * indentation removed and nested tag lines left out. A page block without such a comment, a
@@ -35,13 +37,37 @@ class EmbeddingDocTest {
 
     @Test
     void everyCodeBlockOfTheEmbeddingPageIsAnExampleThatTheBuildRuns() throws IOException {
-        String page = Files.readString(DOCS.resolve("embedding.md"), StandardCharsets.UTF_8);
+        checkPage(DOCS.resolve("embedding.md"), 6);
+    }
+
+    @Test
+    void theReadmesJavaExampleIsOneThatTheBuildRuns() throws IOException {
+        checkPage(ROOT.resolve("README.md"), 1);
+    }
+
+    /** Proves the page check can fail: a block that differs from its region by one character. */
+    @Test
+    void aBlockThatDiffersFromItsRegionIsReported(@TempDir Path dir) throws IOException {
+        String readme = Files.readString(ROOT.resolve("README.md"), StandardCharsets.UTF_8);
+        Path page = dir.resolve("page.md");
+        Files.writeString(page, readme.replaceFirst("liveCount\\(\\)", "liveCount( )"));
+        AssertionError mutant = assertThrows(AssertionError.class,
+                () -> checkPage(page, ROOT, 1));
+        assertTrue(mutant.getMessage().contains("differs from the page"), mutant.getMessage());
+    }
+
+    private static void checkPage(Path file, int minimum) throws IOException {
+        checkPage(file, ROOT, minimum);
+    }
+
+    private static void checkPage(Path file, Path root, int minimum) throws IOException {
+        String page = Files.readString(file, StandardCharsets.UTF_8);
         Matcher examples = EXAMPLE.matcher(page);
         List<String> problems = new ArrayList<>();
         int shown = 0;
         while (examples.find()) {
             shown++;
-            Path source = ROOT.resolve(examples.group(1));
+            Path source = root.resolve(examples.group(1));
             String tag = examples.group(2);
             if (!Files.isRegularFile(source)) {
                 problems.add(examples.group(1) + ": no such file");
@@ -56,13 +82,13 @@ class EmbeddingDocTest {
         }
         long javaBlocks = JAVA_BLOCK.matcher(page).results().count();
         if (javaBlocks != shown) {
-            problems.add((javaBlocks - shown) + " java block(s) of embedding.md have no '<!-- example: file#tag -->'"
+            problems.add((javaBlocks - shown) + " java block(s) of " + file.getFileName() + " have no '<!-- example: file#tag -->'"
                     + " line just before them");
         }
         if (!problems.isEmpty()) {
-            fail("docs/embedding.md is out of step with the examples:\n" + String.join("\n\n", problems));
+            fail(file + " is out of step with the examples:\n" + String.join("\n\n", problems));
         }
-        assertTrue(shown >= 6, "the page shows the examples (" + shown + ")");
+        assertTrue(shown >= minimum, "the page shows the examples (" + shown + ")");
     }
 
     @Test

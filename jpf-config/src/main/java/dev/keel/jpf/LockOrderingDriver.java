@@ -16,7 +16,7 @@ import java.time.Duration;
  * real {@link GcReclaimer} as its pressure callback and a real {@link HostLock}. The reclaimer's
  * collection step (the stand-in for {@code System.gc()}) asks the finalizer thread {@code fin} to
  * run and waits until it has freed both garbage blocks, through {@link DeviceAllocator#free},
- * which takes the allocator lock: exactly the seed's GC whose finalizers need the allocator
+ * which takes the allocator lock: exactly Torch-Spyre's GC whose finalizers need the allocator
  * mutex. Thread {@code host} holds the host lock while it allocates one byte; thread
  * {@code plain} allocates one byte without it. Both run out of memory at first and go through
  * the pressure path; whichever becomes the collector, the other waits for that collection.

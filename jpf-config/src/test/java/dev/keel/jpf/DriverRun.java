@@ -47,7 +47,7 @@ final class DriverRun {
      * exploring interleavings once the main thread has run any loop of more than 10 iterations
      * before it starts the scenario's threads (the arena's table constructor runs one of 16); every
      * later invocation then runs the threads one after another and a racy mutant passes. At 64,
-     * below the 100 spins {@code VmmArena.awaitDrain} makes before it parks, every driver in which
+     * below the 100 spins {@code InFlightLeases.awaitAllFree} makes on a held slot before it parks, every driver in which
      * a close waits for an operation in flight drew now and then a "Non-determinism found ... has
      * hung" report whose replayed interleaving completes and passes (the "false hangs"); at 128,
      * above that spin count, none was seen (docs/verification.md has the runs).

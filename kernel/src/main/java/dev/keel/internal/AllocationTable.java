@@ -25,9 +25,13 @@ import org.jspecify.annotations.Nullable;
  * occupies one slot of three consecutive {@code long}s in the segment's single array:
  * {@code [va, size, handle]}. An empty slot has size 0; {@link #put} therefore rejects a zero
  * size, and every address, 0 and values above 2^63 included, can be a key. A live record costs
- * 24 bytes divided by the load factor, which stays between {@value #MIN_LOAD_PERCENT}% and
- * {@value #MAX_LOAD_PERCENT}% once a segment has grown, so 30 to 45 bytes; there is no
- * per-record object, and nothing for the garbage collector to trace.
+ * 24 bytes divided by the load factor. The load never exceeds {@value #MAX_LOAD_PERCENT}%; a
+ * segment that grows is at {@value #MIN_LOAD_PERCENT}% right after, and stays at or above it
+ * while records are only added, so 30 to 45 bytes per record. Removals lower the load without
+ * bound: a segment never shrinks (only {@link #clear} gives its array back), so a table that
+ * held 1,000,000 records and was freed down to 10 still holds the arrays of the million
+ * (docs/performance.md). There is no per-record object, and nothing for the garbage collector
+ * to trace.
  *
  * <p><b>Hashing.</b> Arena addresses are {@code base + k * granularity}: an arithmetic
  * progression whose low bits are all zero. A single multiplication (Fibonacci hashing) spreads

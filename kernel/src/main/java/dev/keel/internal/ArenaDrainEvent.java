@@ -12,8 +12,9 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * JFR event: one {@code VmmArena.closeAndDrain} (also the first step of {@code close()}), from the
- * call to its outcome. Its duration includes waiting for another closer and for the operations in
- * flight; {@code drainWait} is the latter alone.
+ * moment the close holds the arena's close lock to its outcome. Its duration includes waiting for
+ * the operations in flight ({@code drainWait} is that wait alone); it does not include waiting for
+ * another close to finish, which happens before the lock is held and the event begins.
  */
 @Name("dev.keel.ArenaDrain")
 @Label("Arena Close and Drain")

@@ -157,7 +157,7 @@ class TraceDiagramTest {
             Finished checking temporal properties in 00s at 2026-11-29 15:20:01
             """;
 
-    /** What TLC printed for MCLockOrderingMutantHostFirst (the seed's "WRONG" block): a deadlock. */
+    /** What TLC printed for MCLockOrderingMutantHostFirst (Torch-Spyre's "WRONG" block): a deadlock. */
     private static final String HOST_FIRST = """
             Error: Deadlock reached.
             Error: The behavior up to this point is:

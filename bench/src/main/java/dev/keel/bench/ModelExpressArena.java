@@ -13,13 +13,13 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The seed's arena (ModelExpress {@code _alloc_ext.cpp}) transcribed to Java with the table left
+ * ModelExpress's VmmArena ({@code _alloc_ext.cpp}) transcribed to Java with the table left
  * open: CAS bump, one shared in-flight counter taken around every malloc and free, one shared
  * mapped-bytes counter, close by CAS to CLOSED, spin until nothing is in flight, snapshot, clear.
  * The baselines differ only in the {@link Table}, so comparing them compares tables; the C++
  * reference figures in issue 3 were measured on this same design.
  */
-final class SeedArena implements BenchArena {
+final class ModelExpressArena implements BenchArena {
 
     /** The allocation table's contract (that of {@link AllocationTable}). */
     interface Table {
@@ -45,7 +45,7 @@ final class SeedArena implements BenchArena {
     private final AtomicInteger state = new AtomicInteger(OPEN);
     private final Table table;
 
-    SeedArena(Table table) {
+    ModelExpressArena(Table table) {
         this.table = table;
     }
 
@@ -138,7 +138,7 @@ final class SeedArena implements BenchArena {
         }
     }
 
-    /** Baseline: the seed's single mutex around a map, as {@code synchronized} + {@code HashMap}. */
+    /** Baseline: ModelExpress's single mutex around a map, as {@code synchronized} + {@code HashMap}. */
     static final class SynchronizedHashMapTable implements Table {
         private final Map<Long, Allocation> map = new HashMap<>();
 
