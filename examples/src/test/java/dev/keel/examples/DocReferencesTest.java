@@ -86,26 +86,23 @@ class DocReferencesTest {
 
     @Test
     void aBrokenRelativeLinkIsReported(@TempDir Path repo) throws IOException {
-        Path page = repository(repo, "See [the specs](specs.md) and [gone](missing.md).\n");
-        List<String> problems = new DocReferences(repo).check(page);
+        List<String> problems = problems(repo, "See [the specs](specs.md) and [gone](missing.md).\n");
         assertEquals(1, problems.size(), problems.toString());
         assertTrue(problems.get(0).contains("missing.md"), problems.toString());
     }
 
     @Test
     void aHeadingAnchorThatNoHeadingMakesIsReported(@TempDir Path repo) throws IOException {
-        Path page = repository(repo, "[ok](specs.md#casbump-the-bump-pointer) [ok too](specs.md#models-1)"
+        List<String> problems = problems(repo, "[ok](specs.md#casbump-the-bump-pointer) [ok too](specs.md#models-1)"
                 + " [here](#a-page) [gone](specs.md#inflightdrain)\n");
-        List<String> problems = new DocReferences(repo).check(page);
         assertEquals(1, problems.size(), problems.toString());
         assertTrue(problems.get(0).contains("#inflightdrain"), problems.toString());
     }
 
     @Test
     void aLineAnchorPastTheEndOfTheFileIsReported(@TempDir Path repo) throws IOException {
-        Path page = repository(repo, "[ok](../kernel/Arena.java#L3) [range](../kernel/Arena.java#L2-L6)"
+        List<String> problems = problems(repo, "[ok](../kernel/Arena.java#L3) [range](../kernel/Arena.java#L2-L6)"
                 + " [past](../kernel/Arena.java#L7) [not a line](../kernel/Arena.java#close)\n");
-        List<String> problems = new DocReferences(repo).check(page);
         assertEquals(2, problems.size(), problems.toString());
         assertTrue(problems.get(0).contains("has 6 lines"), problems.toString());
         assertTrue(problems.get(1).contains("not a line anchor"), problems.toString());
@@ -113,27 +110,24 @@ class DocReferencesTest {
 
     @Test
     void aModelThatSpecTlaDoesNotHaveIsReported(@TempDir Path repo) throws IOException {
-        Path page = repository(repo, "`MCCasBump` passes; `MCCasBumpMutantGone` fails; so does"
+        List<String> problems = problems(repo, "`MCCasBump` passes; `MCCasBumpMutantGone` fails; so does"
                 + " `CasBumpMutantGone`, not `CasBumpMutantLoadStore`.\n```mermaid\n%% MCInFlightDrainMutantNoRecheck\n```\n");
-        List<String> problems = new DocReferences(repo).check(page);
         assertEquals(3, problems.size(), problems.toString());
         assertTrue(problems.stream().anyMatch(p -> p.contains(":9:") && p.contains("NoRecheck")), problems.toString());
     }
 
     @Test
     void aMethodTheClassDoesNotDeclareIsReported(@TempDir Path repo) throws IOException {
-        Path page = repository(repo, "`Arena.close()` and `Arena.Builder` and `Arena.SPINS` exist;"
+        List<String> problems = problems(repo, "`Arena.close()` and `Arena.Builder` and `Arena.SPINS` exist;"
                 + " `Arena.awaitDrain` does not; `ByteBuffer.allocateDirect` is not ours.\n");
-        List<String> problems = new DocReferences(repo).check(page);
         assertEquals(1, problems.size(), problems.toString());
         assertTrue(problems.get(0).contains("Arena.awaitDrain"), problems.toString());
     }
 
     @Test
     void aPathThatDoesNotExistIsReported(@TempDir Path repo) throws IOException {
-        Path page = repository(repo, "`kernel/Arena.java` is there, `kernel/Gone.java` is not,"
+        List<String> problems = problems(repo, "`kernel/Arena.java` is there, `kernel/Gone.java` is not,"
                 + " `kernel/target/x.json` is a build output.\n");
-        List<String> problems = new DocReferences(repo).check(page);
         assertEquals(1, problems.size(), problems.toString());
         assertTrue(problems.get(0).contains("kernel/Gone.java"), problems.toString());
     }
@@ -142,8 +136,7 @@ class DocReferencesTest {
     void figuresOfTlcTypedByHandAreReportedOutsideTheGeneratedPages(@TempDir Path repo) throws IOException {
         String figures = "`MCCasBump` passes (14,458 distinct states).\n\n"
                 + "| model | distinct states |\n| --- | ---: |\n| `MCCasBump` | 14,458 |\n";
-        Path page = repository(repo, figures);
-        List<String> problems = new DocReferences(repo).check(page);
+        List<String> problems = problems(repo, figures);
         assertEquals(2, problems.size(), problems.toString());
         Path results = repo.resolve("docs/results.md");
         Files.writeString(results, figures);
@@ -171,6 +164,12 @@ class DocReferencesTest {
     }
 
     /** A repository with spec/tla/MCCasBump.cfg, kernel/Arena.java, docs/specs.md and the page under test. */
+    /** What the check reports on a page of {@code text} in a small repository made for the test. */
+    private static List<String> problems(Path repo, String text) throws IOException {
+        Path page = repository(repo, text); // before the check indexes the repository
+        return new DocReferences(repo).check(page);
+    }
+
     private static Path repository(Path repo, String page) throws IOException {
         Files.createDirectories(repo.resolve("spec/tla"));
         Files.writeString(repo.resolve("spec/tla/MCCasBump.cfg"), "SPECIFICATION Spec\n");
