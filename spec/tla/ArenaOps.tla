@@ -31,7 +31,11 @@
 (*    while the close waits for a malloc frees its memory at once; a free  *)
 (*    refused by a SEALED or CLOSED arena waits for the close to end      *)
 (*    (FreeAwaitClose) and tries again if the close gave up, so an        *)
-(*    interrupted close leaves no freed-but-kept record behind.           *)
+(*    interrupted close leaves no freed-but-kept record behind;           *)
+(*  - a close may carry a deadline (close(Duration)): when it passes, the *)
+(*    close gives up as an interrupted one does (CloseLockTimeout,        *)
+(*    CloseTimeout), so such a close ends even if a call in flight never  *)
+(*    returns (DeadlineCloseEnds).                                        *)
 (*                                                                         *)
 (* Abstractions (docs/specs.md explains why they are sound): the CAS bump *)
 (* loop is one step (spec CasBump checks the loop itself); the table is a *)
@@ -44,6 +48,7 @@ CONSTANTS
     OpThreads,      \* threads calling malloc and free
     CloseThreads,   \* threads calling close(): drain, deallocate each record
     DrainThreads,   \* threads calling closeAndDrain(): the caller keeps them
+    DeadlineClosers,\* the closers whose call has a deadline (close(Duration))
     Sizes,          \* request sizes, already rounded to the granularity
     Total,          \* bytes in the reserved range
     OpsPerThread,   \* malloc or free calls per op thread
@@ -54,6 +59,7 @@ Threads == OpThreads \cup Closers
 
 ASSUME /\ OpThreads \cap Closers = {}
        /\ CloseThreads \cap DrainThreads = {}
+       /\ DeadlineClosers \subseteq Closers
        /\ Sizes \subseteq Nat \ {0}   \* a size above Total is refused as exhausted
        /\ Total \in Nat \ {0}
        /\ OpsPerThread \in Nat
@@ -287,6 +293,17 @@ CloseAbort(c) ==
     /\ UNCHANGED <<next, table, mapped, releases, closeLock, opsLeft, loc,
                    drained>>
 
+\* close(Duration) whose deadline passes while it waits for another close
+\* to end: TimeoutException, nothing changed (as CloseLockInterrupted).
+CloseLockTimeout(c) == c \in DeadlineClosers /\ CloseLockInterrupted(c)
+
+\* close(Duration) whose deadline passes during either wait for the drain:
+\* the step of CloseAbort (back to OPEN, every record intact), taken by
+\* the closer itself once the deadline has passed, not by an interrupt.
+CloseTimeout(c) ==
+    /\ c \in DeadlineClosers /\ pc[c] \in {"await", "sealed"}
+    /\ CloseAbort(c)
+
 \* Clear the table, reset mapped, store CLOSED; the closer owns the records.
 CloseCommit(c) ==
     /\ pc[c] = "build"
@@ -323,13 +340,19 @@ CloseRefused(t) ==
     /\ UNCHANGED arenaVars
 
 \* The closer's steps other than the drain wait that it takes by itself;
-\* interrupts and failures are the environment's choice.
+\* interrupts, failures and the passing of a deadline are the environment's
+\* choice (a spec makes the deadline fair: DeadlinePasses).
 CloserWork(c) ==
     \/ CloseLock(c) \/ CloseAlreadyClosed(c) \/ CloseBegin(c) \/ CloseSeal(c)
     \/ CloseSnapshot(c) \/ CloseCommit(c) \/ DrainRelease(c)
     \/ CloseUnlock(c)
 
-CloserFault(c) == CloseLockInterrupted(c) \/ CloseAbort(c)
+CloserFault(c) ==
+    \/ CloseLockInterrupted(c) \/ CloseAbort(c)
+    \/ CloseLockTimeout(c) \/ CloseTimeout(c)
+
+\* The steps a deadline forces: weakly fair in a spec, since time passes.
+DeadlineStep(c) == CloseLockTimeout(c) \/ CloseTimeout(c)
 
 CloseEnded(c) == pc[c] \in {"done", "aborted"}
 
@@ -430,5 +453,9 @@ OpsReturn == \A t \in OpThreads : [](pc[t] # "idle" => <>(pc[t] = "idle"))
 
 \* close terminates whenever every in-flight operation does.
 CloseTerminates == OpsReturn => \A c \in Closers : <>CloseEnded(c)
+
+\* A close with a deadline ends even if a call in flight never returns (a
+\* backend that hangs), or another close waits for one: no OpsReturn here.
+DeadlineCloseEnds == \A c \in DeadlineClosers : <>CloseEnded(c)
 
 =============================================================================

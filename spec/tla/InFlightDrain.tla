@@ -128,7 +128,11 @@ CloserLive(c) ==
     \/ CloserProgress(c) /\ pc[c] # "await"
     \/ CloseAwaitDrain(c) /\ inFlight = 0
 
-Spec == SafetySpec /\ \A c \in Closers : WF_vars(CloserLive(c))
+\* A close with a deadline gives up once it has passed: its timeout is fair.
+Spec ==
+    /\ SafetySpec
+    /\ \A c \in Closers : WF_vars(CloserLive(c))
+    /\ \A c \in DeadlineClosers : WF_vars(DeadlineStep(c) /\ UNCHANGED inFlight)
 
 -----------------------------------------------------------------------------
 (* Invariants (the arena's own are in ArenaOps)                           *)

@@ -204,10 +204,12 @@ Next ==
 \* fair, so a closer waiting for its slot is not stuck behind it.
 KernelOwn(t) == MallocRecheckOpen(t) \/ FreeRecheckOpen(t) \/ UnleaseRefused(t)
 
+\* A close with a deadline gives up once it has passed: its timeout is fair.
 Spec ==
     /\ Init /\ [][Next]_vars
     /\ \A c \in Closers : WF_vars(CloserProgress(c))
     /\ \A t \in OpThreads : WF_vars(KernelOwn(t))
+    /\ \A c \in DeadlineClosers : WF_vars(DeadlineStep(c) /\ UNCHANGED leaseVars)
 
 -----------------------------------------------------------------------------
 (* The refinement mapping                                                  *)

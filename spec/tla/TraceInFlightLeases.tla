@@ -59,6 +59,7 @@ Step(e) ==
     \/ e.a = "CloseRefused" /\ CloseRefused(e.t) /\ UNCHANGED leaseVars
     \/ e.a = "CloseLock" /\ CloseLock(e.t) /\ UNCHANGED leaseVars
     \/ e.a = "CloseLockInterrupted" /\ CloseLockInterrupted(e.t) /\ UNCHANGED leaseVars
+    \/ e.a = "CloseLockTimeout" /\ CloseLockTimeout(e.t) /\ UNCHANGED leaseVars
     \/ e.a = "CloseAlreadyClosed" /\ CloseAlreadyClosed(e.t) /\ UNCHANGED leaseVars
     \/ e.a = "CloseBegin" /\ CloseBegin(e.t) /\ UNCHANGED leaseVars
     \/ e.a = "CloseSeal" /\ CloseSeal(e.t) /\ UNCHANGED leaseVars
@@ -68,6 +69,7 @@ Step(e) ==
     \/ e.a = "CloseSnapshot" /\ CloseSnapshot(e.t) /\ UNCHANGED leaseVars
                             /\ Cardinality(snap'[e.t]) = e.records
     \/ e.a = "CloseAbort" /\ CloseAbort(e.t) /\ UNCHANGED leaseVars
+    \/ e.a = "CloseTimeout" /\ CloseTimeout(e.t) /\ UNCHANGED leaseVars
     \/ e.a = "CloseCommit" /\ CloseCommit(e.t) /\ UNCHANGED leaseVars
     \/ e.a = "DrainRelease" /\ DrainRelease(e.t) /\ UNCHANGED leaseVars
                            /\ \E r \in drained[e.t] : r.va = e.va /\ drained'[e.t] = drained[e.t] \ {r}
@@ -97,9 +99,9 @@ OpActions == {"MallocCheckOpen", "FreeCheckOpen", "GrowSlots", "MallocLease",
               "UnleaseRefused", "MallocExit", "FreeExit", "MallocBump",
               "MallocBackendAlloc", "MallocGiveBack", "MallocInsert",
               "FreeRemove", "FreeRelease", "FreeAwaitClose", "CloseRefused"}
-CloserActions == {"CloseLock", "CloseLockInterrupted", "CloseAlreadyClosed",
+CloserActions == {"CloseLock", "CloseLockInterrupted", "CloseLockTimeout", "CloseAlreadyClosed",
                   "CloseBegin", "CloseSeal", "CloseReadSlots", "CloseScanSlot", "CloseDrained",
-                  "CloseSnapshot", "CloseAbort", "CloseCommit", "DrainRelease",
+                  "CloseSnapshot", "CloseAbort", "CloseTimeout", "CloseCommit", "DrainRelease",
                   "CloseUnlock", "CloseRefused"}
 
 OpAction(a, t) ==
@@ -125,6 +127,7 @@ OpAction(a, t) ==
 CloserAction(a, c) ==
     CASE a = "CloseLock" -> CloseLock(c)
       [] a = "CloseLockInterrupted" -> CloseLockInterrupted(c)
+      [] a = "CloseLockTimeout" -> CloseLockTimeout(c)
       [] a = "CloseAlreadyClosed" -> CloseAlreadyClosed(c)
       [] a = "CloseBegin" -> CloseBegin(c)
       [] a = "CloseSeal" -> CloseSeal(c)
@@ -133,6 +136,7 @@ CloserAction(a, c) ==
       [] a = "CloseDrained" -> CloseDrained(c)
       [] a = "CloseSnapshot" -> CloseSnapshot(c)
       [] a = "CloseAbort" -> CloseAbort(c)
+      [] a = "CloseTimeout" -> CloseTimeout(c)
       [] a = "CloseCommit" -> CloseCommit(c)
       [] a = "DrainRelease" -> DrainRelease(c)
       [] a = "CloseUnlock" -> CloseUnlock(c)

@@ -6,9 +6,12 @@ import dev.keel.internal.ArenaMallocFailedEvent;
 import dev.keel.internal.InFlightLeases;
 import dev.keel.internal.Jfr;
 import dev.keel.internal.Trace;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CancellationException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
@@ -50,8 +53,9 @@ import org.jspecify.annotations.Nullable;
  * for every slot again, snapshots the table, clears it and stores {@code CLOSED}. A free refused
  * by {@code SEALED} or {@code CLOSED} waits until no close holds the close lock: then either the
  * arena is closed and its close has taken the record, or the close gave up and the free tries
- * again. If a wait is interrupted or building the result fails, the close stores {@code OPEN}
- * again and leaves every record in place (spec {@code ArenaOps}, action {@code CloseAbort}); a
+ * again. If a wait is interrupted, a deadline given to {@link #close(Duration)} passes, or
+ * building the result fails, the close stores {@code OPEN} again and leaves every record in place
+ * (spec {@code ArenaOps}, actions {@code CloseAbort} and {@code CloseTimeout}); a
  * free made meanwhile has freed its record or frees it now, so nothing is kept in the reopened
  * arena that its owner let go of. Closes are serialised
  * by a lock, so a second concurrent close returns only after the first has finished, including,
@@ -162,6 +166,9 @@ import org.jspecify.annotations.Nullable;
  * the operations in flight, so a backend call that never returns blocks it; the wait spins
  * briefly and then parks with a timeout, and an interrupt ends it (the arena goes back
  * to {@code OPEN} and {@link CancellationException} is thrown with the interrupt flag restored).
+ * {@link #close(Duration)} and {@link #closeAndDrain(Duration)} end it too once their deadline
+ * has passed, the same way, with a {@link CloseTimeoutException} that names the threads still in
+ * flight: a close with a deadline returns whatever the backend does ({@code DeadlineCloseEnds}).
  * A backend may call {@code malloc} and {@code free} of the same arena from inside its own calls.
  *
  * <p>Addresses are unsigned: a base at or above 2<sup>63</sup> works, provided
@@ -188,7 +195,7 @@ public final class VmmArena implements AutoCloseable {
     private final AtomicLong next = new AtomicLong();
     private final AllocationTable table = new AllocationTable();
     private final InFlightLeases leases;
-    private final ReentrantLock closeLock = new ReentrantLock();
+    private final CloseLock closeLock = new CloseLock();
     private final AtomicLong leaked = new AtomicLong();
     private final AtomicLong failedMallocs = new AtomicLong();
     private final AtomicLong failedReleases = new AtomicLong();
@@ -197,7 +204,7 @@ public final class VmmArena implements AutoCloseable {
     private final int traceId;
 
     private volatile int state = OPEN;
-    /** The thread waiting in {@link #drainLocked()}, for operations to unpark; null when none. */
+    /** The thread waiting in {@link #drainLocked}, for operations to unpark; null when none. */
     private volatile @Nullable Thread drainWaiter;
     /** Guarded by {@link #closeLock}. */
     private boolean reserveReleased;
@@ -702,12 +709,30 @@ public final class VmmArena implements AutoCloseable {
      *                                records intact, and the interrupt flag is set
      */
     public List<Allocation> closeAndDrain() {
+        return closeAndDrain(null, 0);
+    }
+
+    /**
+     * As {@link #closeAndDrain()}, but gives up once {@code timeout} has passed, as an interrupted
+     * close does: see {@link #close(Duration)}.
+     *
+     * @throws IllegalArgumentException if {@code timeout} is negative
+     * @throws CloseTimeoutException    if the timeout passed first; the arena is {@code OPEN} again,
+     *                                  records intact, and nothing was handed out
+     * @throws IllegalStateException    as for {@link #closeAndDrain()}
+     * @throws CancellationException    as for {@link #closeAndDrain()}
+     */
+    public List<Allocation> closeAndDrain(Duration timeout) {
+        return closeAndDrain(checkTimeout(timeout), deadlineAfter(timeout));
+    }
+
+    private List<Allocation> closeAndDrain(@Nullable Duration timeout, long deadline) {
         refuseReentrantClose();                                // ArenaOps: CloseRefused
         boolean yielded = yieldHostLock();                     // KeelSystem: CloseYield
         try {
-            lockForClose("drain");                             // ArenaOps: CloseLock
+            lockForClose("drain", timeout, deadline);          // ArenaOps: CloseLock
             try {
-                return drainLocked();
+                return drainLocked(timeout, deadline);
             } finally {
                 unlockClose();                                 // ArenaOps: CloseUnlock
             }
@@ -728,18 +753,43 @@ public final class VmmArena implements AutoCloseable {
      * and holds it again when this returns, normally or not: a malloc under memory pressure that
      * the close waits for may need it to collect.
      *
+     * <p>It has no deadline: a backend call that never returns, in a malloc or free in flight or
+     * in another close, holds it for ever. {@link #close(Duration)} gives up instead.
+     *
      * @throws IllegalStateException  as for {@link #closeAndDrain()}
      * @throws CancellationException  as for {@link #closeAndDrain()}; nothing was released
      */
     @Override
     public void close() {
+        close(null, 0);
+    }
+
+    /**
+     * As {@link #close()}, but gives up once {@code timeout} has passed while it waits for another
+     * close to end or for the mallocs and frees in flight to return. It gives up as an interrupted
+     * close does: the arena is {@code OPEN} again, every record in place, nothing released, and
+     * the exception names the threads it was waiting for. Once the drain has succeeded, the
+     * deallocations and the release of the reserve are not cut short: they are this close's own
+     * backend calls, which the deadline does not bound, and neither is taking back the
+     * {@linkplain Builder#hostLock host lock} that the caller held.
+     *
+     * @throws IllegalArgumentException if {@code timeout} is negative
+     * @throws CloseTimeoutException    if the timeout passed first (the arena is open again)
+     * @throws IllegalStateException    as for {@link #closeAndDrain()}
+     * @throws CancellationException    as for {@link #closeAndDrain()}; nothing was released
+     */
+    public void close(Duration timeout) {
+        close(checkTimeout(timeout), deadlineAfter(timeout));
+    }
+
+    private void close(@Nullable Duration timeout, long deadline) {
         refuseReentrantClose();                                // ArenaOps: CloseRefused
         boolean yielded = yieldHostLock();                     // KeelSystem: CloseYield
         try {
-            lockForClose("close");                             // ArenaOps: CloseLock
+            lockForClose("close", timeout, deadline);          // ArenaOps: CloseLock
             try {
                 RuntimeException first = null;
-                for (Allocation record : drainLocked()) {
+                for (Allocation record : drainLocked(timeout, deadline)) {
                     first = firstOf(first, release(record.va(), record.size(), record.handle())); // ArenaOps: DrainRelease
                     if (Trace.ON) {
                         Trace.record(traceId, "DrainRelease", "va", record.va() - base);
@@ -827,14 +877,41 @@ public final class VmmArena implements AutoCloseable {
         }
     }
 
+    private static Duration checkTimeout(Duration timeout) {
+        if (timeout.isNegative()) {
+            throw new IllegalArgumentException("negative close timeout: " + timeout);
+        }
+        return timeout;
+    }
+
+    /** The {@link System#nanoTime()} at which {@code timeout} will have passed, saturated. */
+    private static long deadlineAfter(Duration timeout) {
+        long nanos;
+        try {
+            nanos = timeout.toNanos();
+        } catch (ArithmeticException beyondThreeHundredYears) {
+            nanos = Long.MAX_VALUE;
+        }
+        long now = System.nanoTime();
+        return now + Math.min(nanos, Long.MAX_VALUE / 2);
+    }
+
     /**
-     * Takes the close lock; only a close that has to wait for another can be interrupted. While
-     * tracing, the event is written once the lock is held, naming the {@code kind} of close.
+     * Takes the close lock; only a close that has to wait for another can be interrupted or, with
+     * a {@code timeout}, give up. While tracing, the event is written once the lock is held,
+     * naming the {@code kind} of close.
      */
-    private void lockForClose(String kind) {
+    private void lockForClose(String kind, @Nullable Duration timeout, long deadline) {
         if (!closeLock.tryLock()) {
             try {
-                closeLock.lockInterruptibly();
+                if (timeout == null) {
+                    closeLock.lockInterruptibly();
+                } else if (!closeLock.tryLock(deadline - System.nanoTime(), TimeUnit.NANOSECONDS)) {
+                    if (Trace.ON) {
+                        Trace.record(traceId, "CloseLockTimeout", "drain", kind.equals("drain") ? 1 : 0);
+                    }
+                    throw timedOut(timeout, "waiting for another close", describe(closeLock.owner())); // ArenaOps: CloseLockTimeout
+                }
             } catch (InterruptedException e) {
                 if (Trace.ON) {
                     Trace.record(traceId, "CloseLockInterrupted", "drain", kind.equals("drain") ? 1 : 0);
@@ -847,13 +924,43 @@ public final class VmmArena implements AutoCloseable {
         }
     }
 
+    /** The exception of a close that gave up after {@code timeout}, waiting for the {@code inFlight} threads. */
+    private CloseTimeoutException timedOut(Duration timeout, String waiting, List<String> inFlight) {
+        String threads = inFlight.isEmpty() ? "none left by then" : String.join(", ", inFlight);
+        return new CloseTimeoutException("close of " + this + " gave up after " + timeout + " " + waiting + ": "
+                + threads + "; the arena is open again, every record in place", timeout, inFlight);
+    }
+
+    /** Each thread's name and id, and where it is: its first frame outside the JDK and the guard. */
+    private static List<String> describe(List<Thread> threads) {
+        List<String> described = new ArrayList<>();
+        for (Thread thread : threads) {
+            @SuppressWarnings("deprecation") // Thread.threadId() is Java 19; the kernel compiles for 17
+            String name = '"' + thread.getName() + "\" #" + thread.getId();
+            StackTraceElement where = firstFrameOutsideTheJdk(thread.getStackTrace());
+            described.add(where == null ? name : name + " at " + where);
+        }
+        return described;
+    }
+
+    private static @Nullable StackTraceElement firstFrameOutsideTheJdk(StackTraceElement[] frames) {
+        for (StackTraceElement frame : frames) {
+            String name = frame.getClassName();
+            if (!name.startsWith("java.") && !name.startsWith("jdk.") && !name.startsWith("sun.")
+                    && !name.startsWith("dev.keel.internal.InFlightLeases")) {
+                return frame;
+            }
+        }
+        return null;
+    }
+
     private static CancellationException interrupted(String when) {
         Thread.currentThread().interrupt();
         return new CancellationException("close interrupted " + when);
     }
 
-    /** The drain proper; the caller holds {@link #closeLock}. */
-    private List<Allocation> drainLocked() {
+    /** The drain proper; the caller holds {@link #closeLock}. A {@code timeout} bounds its two waits. */
+    private List<Allocation> drainLocked(@Nullable Duration timeout, long deadline) {
         ArenaDrainEvent event = beginDrainEvent();
         if (state == CLOSED) {                                 // ArenaOps: CloseAlreadyClosed
             if (Trace.ON) {
@@ -873,9 +980,9 @@ public final class VmmArena implements AutoCloseable {
         }
         long waitStart = System.nanoTime();
         try {
-            leases.awaitAllFree(this);                         // InFlightDrain: CloseAwaitDrain
+            awaitDrained(event, waitStart, timeout, deadline, "mallocs"); // InFlightDrain: CloseAwaitDrain
             seal();                                            // ArenaOps: CloseSeal
-            leases.awaitAllFree(this);                         // InFlightDrain: CloseAwaitSealed
+            awaitDrained(event, waitStart, timeout, deadline, "calls"); // InFlightDrain: CloseAwaitSealed
             long waited = System.nanoTime() - waitStart;
             List<Allocation> drained = snapshot();             // ArenaOps: CloseSnapshot
             commitClose();                                     // ArenaOps: CloseCommit
@@ -883,10 +990,12 @@ public final class VmmArena implements AutoCloseable {
             commit(event, drained.size(), waited, "drained");
             return drained;
         } catch (InterruptedException e) {
-            abortClose(event, waitStart, e);
+            abortClose(event, waitStart, "CloseAbort", "aborted: " + e);
             throw interrupted("while draining " + this);
+        } catch (CloseTimeoutException timedOut) {
+            throw timedOut;
         } catch (Throwable failure) {
-            abortClose(event, waitStart, failure);
+            abortClose(event, waitStart, "CloseAbort", "aborted: " + failure);
             throw failure;
         } finally {
             drainWaiter = null;
@@ -933,16 +1042,32 @@ public final class VmmArena implements AutoCloseable {
         }
     }
 
-    private void abortClose(@Nullable ArenaDrainEvent event, long waitStart, Throwable cause) {
+    /**
+     * Waits for every slot to be seen free. If the {@code timeout} passes first, names the threads
+     * in flight, reopens the arena and throws.
+     */
+    private void awaitDrained(@Nullable ArenaDrainEvent event, long waitStart, @Nullable Duration timeout,
+                              long deadline, String calls) throws InterruptedException {
+        if (timeout == null) {
+            leases.awaitAllFree(this);
+        } else if (!leases.awaitAllFree(this, deadline)) {
+            List<String> inFlight = describe(leases.holders());
+            abortClose(event, waitStart, "CloseTimeout", "timed out after " + timeout);
+            throw timedOut(timeout, "waiting for the " + calls + " in flight", inFlight);
+        }
+    }
+
+    /** Stores OPEN again; {@code action} is the spec's name of the cause, for the trace. */
+    private void abortClose(@Nullable ArenaDrainEvent event, long waitStart, String action, String outcome) {
         if (Trace.ON) {
             Trace.begin();
         }
-        state = OPEN;                                          // ArenaOps: CloseAbort
+        state = OPEN;                                          // ArenaOps: CloseAbort, CloseTimeout
         if (Trace.ON) {
-            Trace.event(traceId, "CloseAbort");
+            Trace.event(traceId, action);
             Trace.end();
         }
-        commit(event, 0, System.nanoTime() - waitStart, "aborted: " + cause);
+        commit(event, 0, System.nanoTime() - waitStart, outcome);
     }
 
     /** A started drain event, or null when JFR is not running or not in this runtime ({@link Jfr}). */
@@ -1070,5 +1195,16 @@ public final class VmmArena implements AutoCloseable {
     @Override
     public String toString() {
         return "VmmArena[base=0x" + Long.toHexString(base) + ", totalBytes=" + totalBytes + ", state=" + state() + "]";
+    }
+
+    /** The lock that serialises closes; it can name its holder, for a close that gave up waiting. */
+    private static final class CloseLock extends ReentrantLock {
+
+        private static final long serialVersionUID = 1L;
+
+        List<Thread> owner() {
+            Thread owner = getOwner();
+            return owner == null ? List.of() : List.of(owner);
+        }
     }
 }

@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Test;
  * {@code System.Logger}'s default backend (java.util.logging). These tests can find a leak
  * reported twice, not at all, or for a closed buffer, and a stack trace captured at the wrong
  * place; they cannot find a leak the collector never finds (nothing can), and they see the
- * sampling only statistically. jpf-config's {@code LeakReportMutantTest} runs the first two on
+ * sampling only statistically. jpf-config's {@code KernelTestMutantTest} runs the first two on
  * kernels with the report duplicated and with its condition inverted: both must fail.
  */
 class LeakDetectorTest {

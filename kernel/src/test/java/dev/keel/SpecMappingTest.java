@@ -45,7 +45,7 @@ class SpecMappingTest {
      */
     private static final Map<String, Set<String>> NOT_STEPS = Map.of(
             "CasBump", Set.of("Recycle", "Operate", "Complete", "Next"),
-            "ArenaOps", Set.of("Terminated", "Goto", "Return", "OpWork", "CloserWork", "CloserFault"),
+            "ArenaOps", Set.of("Terminated", "Goto", "Return", "OpWork", "CloserWork", "CloserFault", "DeadlineStep"),
             "InFlightDrain", Set.of("OpStep", "CloserProgress", "CloserLive", "CloserStep", "Next"),
             "InFlightLeases", Set.of("Lease", "GiveSlotBack", "Scanning",
                     "GuardStep", "OpStep", "CloserProgress", "CloserStep", "Next", "KernelOwn"),

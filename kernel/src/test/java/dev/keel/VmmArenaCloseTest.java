@@ -3,10 +3,12 @@ package dev.keel;
 import static dev.keel.VmmArenaTest.BASE;
 import static dev.keel.VmmArenaTest.G;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CountDownLatch;
@@ -300,5 +302,105 @@ class VmmArenaCloseTest {
         } finally {
             Thread.interrupted();
         }
+    }
+
+    /**
+     * close(Duration) gives up on a malloc whose backend call does not return, as an interrupted
+     * close does (ArenaOps' CloseTimeout): the arena serves again with every record, the exception
+     * names the thread and where it waits, and a later close drains everything. Kernel mutant: the
+     * deadline ignored; the close then waits for the malloc, which the worker's bounded wait reports.
+     */
+    @Test
+    void closeWithADeadlineGivesUpOnAMallocThatDoesNotReturn() throws Exception {
+        long first = arena.malloc(G);
+        blockNextAllocate();
+        ArenaWorker<Long> malloc = ArenaWorker.start("stuck malloc", () -> arena.malloc(G));
+        entered.await();
+        ArenaWorker<Void> closer = ArenaWorker.start("closer", () -> {
+            arena.close(Duration.ofMillis(50));
+            return null;
+        });
+        CloseTimeoutException timedOut = assertInstanceOf(CloseTimeoutException.class, closer.finishWithFailure());
+        assertEquals(Duration.ofMillis(50), timedOut.timeout());
+        assertEquals(1, timedOut.inFlight().size(), timedOut.getMessage());
+        String stuck = timedOut.inFlight().get(0);
+        assertTrue(stuck.startsWith("\"stuck malloc\" #") && stuck.contains("awaitUninterruptibly"),
+                "the thread, and where it waits: " + stuck);
+        assertFalse(closer.interruptedAtEnd(), "a deadline is not an interrupt");
+        assertEquals(ArenaState.OPEN, arena.state());
+        long during = arena.malloc(G);
+        proceed.countDown();
+        long late = malloc.finish();
+        assertEquals(3, arena.liveCount(), "every record is kept, the stuck malloc's too");
+        arena.close(Duration.ofSeconds(10));
+        assertTrue(arena.isClosed());
+        for (long va : List.of(first, during, late)) {
+            assertEquals(1, backend.releaseCount(VmmArenaTest.handleAt(backend, va)));
+        }
+        assertEquals(1, backend.releaseReserveSuccesses.get());
+    }
+
+    /**
+     * A close with a deadline that waits for another close gives up naming that close's thread
+     * (ArenaOps' CloseLockTimeout) and leaves it undisturbed. Kernel mutant: the deadline ignored.
+     */
+    @Test
+    void closeWithADeadlineGivesUpWaitingForAnotherClose() throws Exception {
+        blockNextAllocate();
+        ArenaWorker<Long> malloc = ArenaWorker.start("stuck malloc", () -> arena.malloc(G));
+        entered.await();
+        ArenaWorker<Void> first = ArenaWorker.start("first closer", () -> {
+            arena.close();
+            return null;
+        });
+        first.awaitBlocked();
+        ArenaWorker<List<Allocation>> second = ArenaWorker.start("second closer",
+                () -> arena.closeAndDrain(Duration.ofMillis(20)));
+        CloseTimeoutException timedOut = assertInstanceOf(CloseTimeoutException.class, second.finishWithFailure());
+        assertEquals(1, timedOut.inFlight().size(), timedOut.getMessage());
+        assertTrue(timedOut.inFlight().get(0).startsWith("\"first closer\" #"), timedOut.getMessage());
+        assertEquals(ArenaState.CLOSING, arena.state(), "the first close goes on");
+        proceed.countDown();
+        long va = malloc.finish();
+        first.finish();
+        assertTrue(arena.isClosed());
+        assertEquals(1, backend.releaseCount(VmmArenaTest.handleAt(backend, va)));
+    }
+
+    /**
+     * A free whose backend call does not return holds the drain too; closeAndDrain(Duration) gives
+     * up, and once the free returns its record is gone and the rest is drained.
+     */
+    @Test
+    void closeAndDrainWithADeadlineGivesUpOnAFreeThatDoesNotReturn() throws Exception {
+        long freed = arena.malloc(G);
+        long kept = arena.malloc(G);
+        blockNextDeallocate();
+        ArenaWorker<Void> free = ArenaWorker.start("stuck free", () -> {
+            arena.free(freed);
+            return null;
+        });
+        entered.await();
+        ArenaWorker<List<Allocation>> closer = ArenaWorker.start("closer", () -> arena.closeAndDrain(Duration.ofMillis(20)));
+        CloseTimeoutException timedOut = assertInstanceOf(CloseTimeoutException.class, closer.finishWithFailure());
+        assertTrue(timedOut.getMessage().contains("\"stuck free\""), timedOut.getMessage());
+        assertEquals(ArenaState.OPEN, arena.state());
+        proceed.countDown();
+        free.finish();
+        assertEquals(List.of(kept), arena.closeAndDrain(Duration.ZERO).stream().map(Allocation::va).toList(),
+                "nothing in flight: a zero timeout closes");
+    }
+
+    @Test
+    void negativeCloseTimeoutIsRefusedAndTheArenaStaysOpen() {
+        arena.malloc(G);
+        IllegalArgumentException refused = assertThrows(IllegalArgumentException.class,
+                () -> arena.close(Duration.ofMillis(-1)));
+        assertTrue(refused.getMessage().contains("negative"), refused.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> arena.closeAndDrain(Duration.ofNanos(-1)));
+        assertEquals(ArenaState.OPEN, arena.state());
+        assertEquals(1, arena.liveCount());
+        arena.close(Duration.ofSeconds(Long.MAX_VALUE)); // beyond what nanoTime can count: no deadline to speak of
+        assertTrue(arena.isClosed());
     }
 }

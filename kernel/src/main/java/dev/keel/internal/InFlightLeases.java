@@ -1,6 +1,8 @@
 package dev.keel.internal;
 
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.locks.LockSupport;
 
@@ -40,7 +42,8 @@ import java.util.concurrent.locks.LockSupport;
  * That is sound because of the order the arena keeps, {@code VmmArena}'s class comment gives the
  * argument: every caller leases, then loads the state, and the closer stores {@code CLOSING}
  * before it reads the chunks; so a lease the closer does not see is followed by a load that sees
- * {@code CLOSING}, and that call leaves without touching the arena.
+ * {@code CLOSING}, and that call leaves without touching the arena. A wait with a deadline gives
+ * up at a held slot once the deadline has passed (spec {@code ArenaOps}, {@code CloseTimeout}).
  *
  * <p>The compare-and-set of the lease is the one atomic read-modify-write of the guard on the
  * hot path, and it is also what orders the lease before the caller's load of the state (a
@@ -144,6 +147,21 @@ public final class InFlightLeases {
      * @throws InterruptedException if interrupted while waiting; the interrupt flag is cleared
      */
     public void awaitAllFree(Object blocker) throws InterruptedException {
+        awaitAllFree(blocker, false, 0);
+    }
+
+    /**
+     * As {@link #awaitAllFree(Object)}, but gives up once {@link System#nanoTime()} has reached
+     * {@code deadline}; returns whether every slot was seen free. Only a slot found held can make
+     * it give up: a scan that finds every slot free returns true even after the deadline.
+     *
+     * @throws InterruptedException if interrupted while waiting; the interrupt flag is cleared
+     */
+    public boolean awaitAllFree(Object blocker, long deadline) throws InterruptedException {
+        return awaitAllFree(blocker, true, deadline);
+    }
+
+    private boolean awaitAllFree(Object blocker, boolean timed, long deadline) throws InterruptedException {
         if (Trace.ON) {
             Trace.begin();
         }
@@ -154,13 +172,31 @@ public final class InFlightLeases {
         }
         for (int c = 0; c < seen.length; c++) {
             for (int at = 0; at < seen[c].length(); at += stride(c)) {
-                awaitFree(seen[c], at, blocker, traceId);       // InFlightLeases: CloseScanSlot
+                if (!awaitFree(seen[c], at, blocker, traceId, timed, deadline)) { // InFlightLeases: CloseScanSlot
+                    return false;
+                }
             }
         }
         if (Trace.ON) {
             Trace.record(traceId, "CloseDrained");
         }
+        return true;
     }                                                           // InFlightLeases: CloseDrained
+
+    /** The threads that hold a slot now: each is inside a malloc or free of this arena. */
+    public List<Thread> holders() {
+        List<Thread> holders = new ArrayList<>();
+        AtomicReferenceArray<Thread>[] seen = chunks;
+        for (int c = 0; c < seen.length; c++) {
+            for (int at = 0; at < seen[c].length(); at += stride(c)) {
+                Thread holder = seen[c].get(at);
+                if (holder != null) {
+                    holders.add(holder);
+                }
+            }
+        }
+        return holders;
+    }
 
     /** Slots published so far (tests check the bound with it). */
     public int slotCount() {
@@ -175,22 +211,28 @@ public final class InFlightLeases {
         return slots;
     }
 
-    private static void awaitFree(AtomicReferenceArray<Thread> chunk, int at, Object blocker, int traceId)
-            throws InterruptedException {
+    /** Waits until the slot at {@code at} is free; false if {@code timed} and the deadline came first. */
+    private static boolean awaitFree(AtomicReferenceArray<Thread> chunk, int at, Object blocker, int traceId,
+                                     boolean timed, long deadline) throws InterruptedException {
         int spins = 0;
         long parkNanos = MIN_PARK_NANOS;
         while (!isFree(chunk, at, traceId)) {
             if (Thread.interrupted()) {
                 throw new InterruptedException();
             }
+            long left = timed ? deadline - System.nanoTime() : Long.MAX_VALUE;
+            if (left <= 0) {
+                return false;
+            }
             if (spins < SPINS_BEFORE_PARK) {
                 spins++;
                 Thread.onSpinWait();
             } else {
-                LockSupport.parkNanos(blocker, parkNanos);
+                LockSupport.parkNanos(blocker, Math.min(parkNanos, left));
                 parkNanos = Math.min(2 * parkNanos, MAX_PARK_NANOS);
             }
         }
+        return true;
     }
 
     /** Whether the slot at {@code at} is free; while tracing, a read that finds it free is the scan's step. */

@@ -73,6 +73,7 @@ enum TraceSpec {
                 OpThreads <- TraceOpThreads
                 CloseThreads <- TraceCloseThreads
                 DrainThreads <- TraceDrainThreads
+                DeadlineClosers <- TraceDeadlineClosers
                 Sizes <- TraceSizes
                 Total <- TraceTotal
                 OpsPerThread <- TraceOpsPerThread
@@ -92,7 +93,7 @@ enum TraceSpec {
         @Override
         SpecTrace project(ObjectLog arena) {
             Records records = new Records(arena);
-            for (String set : new String[] {"OpThreads", "CloseThreads", "DrainThreads", "VAs"}) {
+            for (String set : new String[] {"OpThreads", "CloseThreads", "DrainThreads", "DeadlineClosers", "VAs"}) {
                 records.declare(set);
             }
             records.member("Sizes", Long.toString(arena.granularity()));
@@ -147,17 +148,20 @@ enum TraceSpec {
                         }
                         records.step(e, process);
                     }
-                    case "CloseLock", "CloseLockInterrupted" -> {
+                    case "CloseLock", "CloseLockInterrupted", "CloseLockTimeout" -> {
                         boolean drain = e.get("drain") == 1;
                         String closer = closer(records, drain ? "d" : "c", thread, closes);
                         records.member(drain ? "DrainThreads" : "CloseThreads", closer);
+                        if (e.action().equals("CloseLockTimeout")) {
+                            records.member("DeadlineClosers", closer);
+                        }
                         if (e.action().equals("CloseLock")) {
                             closing.put(thread, closer);
                         }
                         records.step(e, closer);
                     }
                     case "CloseAlreadyClosed", "CloseBegin", "CloseSeal", "CloseScanSlot", "CloseDrained", "CloseAbort",
-                         "CloseCommit", "CloseUnlock", "CloseReadSlots", "CloseSnapshot", "DrainRelease" -> {
+                         "CloseTimeout", "CloseCommit", "CloseUnlock", "CloseReadSlots", "CloseSnapshot", "DrainRelease" -> {
                         String closer = closing.get(thread);
                         if (closer == null) {
                             // A close step without the close lock: a process of its own, which
@@ -170,6 +174,10 @@ enum TraceSpec {
                             case "CloseReadSlots" -> records.step(e, closer, "slots", e.get("slots"));
                             case "CloseSnapshot" -> records.step(e, closer, "records", e.get("records"));
                             case "DrainRelease" -> records.step(e, closer, "va", arena.offsetUnits(e.get("va")));
+                            case "CloseTimeout" -> {
+                                records.member("DeadlineClosers", closer);
+                                records.step(e, closer);
+                            }
                             default -> records.step(e, closer);
                         }
                         if (e.action().equals("CloseUnlock")) {

@@ -3,6 +3,7 @@ package dev.keel.trace.scenario;
 import dev.keel.ArenaErrorHandler;
 import dev.keel.ArenaState;
 import dev.keel.VmmArena;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
@@ -20,7 +21,8 @@ import java.util.concurrent.TimeUnit;
  * <p>Each arena reserves 64 bytes at a granularity of 4, so requests of 1 to 20 bytes exhaust it
  * within a few calls, and every step of the specs occurs: refused calls, failed backend calls
  * with their give-back or leak, frees of unknown and freed addresses, closes racing with calls and
- * with each other, interrupted closes, closes from inside a backend call, and the guard's growth.
+ * with each other, interrupted closes, closes whose deadline passes, closes from inside a backend
+ * call, and the guard's growth.
  * The {@link PressureScenarios} then run a device allocator each under memory pressure, for
  * LockOrdering, and the {@link SystemScenarios} whole compositions (arenas over one allocator,
  * buffers, their Cleaner, a close), for KeelSystem.
@@ -49,6 +51,7 @@ public final class Scenarios {
             run("give-back below a later grant", hung, giveBackBelowLaterGrant());
             run("close from inside a backend call", hung, closeInsideBackendCall());
             run("interrupted closes", hung, interruptedCloses());
+            run("closes whose deadline passes", hung, timedOutCloses());
             run("three closes", hung, threeCloses());
             run("frees while a close waits for a malloc", hung, freesWhileClosing(n == 1));
         }
@@ -123,9 +126,14 @@ public final class Scenarios {
         for (int k = 0; k < closers; k++) {
             boolean drain = random.nextBoolean();
             int delay = random.nextInt(40);
+            int deadlineMillis = random.nextInt(4); // 0: close() without one; else a deadline that may pass
             threads.add(thread("closer" + k, () -> {
                 pause(delay);
-                close(arena, drain);
+                if (deadlineMillis == 0) {
+                    close(arena, drain);
+                } else {
+                    closeWithin(arena, drain, Duration.ofMillis(deadlineMillis));
+                }
             }));
         }
         return threads;
@@ -160,6 +168,18 @@ public final class Scenarios {
             }
         } catch (CancellationException interrupted) {
             // the scenario interrupted it
+        }
+    }
+
+    private static void closeWithin(VmmArena arena, boolean drain, Duration timeout) {
+        try {
+            if (drain) {
+                arena.closeAndDrain(timeout);
+            } else {
+                arena.close(timeout);
+            }
+        } catch (CancellationException timedOutOrInterrupted) {
+            // the deadline passed (a CloseTimeoutException), or the scenario interrupted it
         }
     }
 
@@ -277,6 +297,46 @@ public final class Scenarios {
             release.countDown();
             join(op);
             close(arena, false);
+        });
+        return List.of(op, director);
+    }
+
+    /**
+     * A close with a deadline gives up while a malloc is stuck in its device call (CloseTimeout);
+     * a plain close then waits for that malloc, and a close with a deadline that waits for the
+     * plain one gives up too (CloseLockTimeout); once the malloc returns, the plain close closes.
+     */
+    static List<Thread> timedOutCloses() {
+        ScenarioBackend backend = new ScenarioBackend();
+        CountDownLatch release = new CountDownLatch(1);
+        CountDownLatch inDevice = new CountDownLatch(1);
+        backend.hook((operation, va, size) -> {
+            if (operation.equals("allocate") && inDevice.getCount() > 0) {
+                inDevice.countDown();
+                await(release);
+            }
+        });
+        VmmArena arena = open(backend);
+        Thread op = thread("op", () -> {
+            arena.malloc(8);
+            try {
+                arena.malloc(4);
+            } catch (RuntimeException closed) {
+                // the plain close has begun
+            }
+        });
+        Thread plain = thread("plain", () -> close(arena, false));
+        Thread director = thread("director", () -> {
+            await(inDevice);
+            closeWithin(arena, false, Duration.ofMillis(5));
+            plain.start();
+            while (arena.state() != ArenaState.CLOSING) {
+                Thread.onSpinWait();
+            }
+            closeWithin(arena, true, Duration.ofMillis(5));
+            release.countDown();
+            join(op);
+            join(plain);
         });
         return List.of(op, director);
     }

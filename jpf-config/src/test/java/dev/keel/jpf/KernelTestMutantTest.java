@@ -1,0 +1,71 @@
+package dev.keel.jpf;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * The kernel's own contract tests on kernels broken where those tests look: each test named by a
+ * mutant must fail on it (the kernel rebuilt from its patched sources by {@link MutantKernel} and
+ * each test run in a JVM of its own, as {@link LatchTestMutantTest} runs the latch tests). That
+ * they pass on the shipped kernel is the kernel module's own build. This shows only that the
+ * tests can see these defects; the specs and the drivers cover the interleavings they do not force.
+ */
+class KernelTestMutantTest {
+
+    private static final Path KERNEL_SOURCES = Path.of(System.getProperty("keel.kernel.sources", "../kernel/src/main/java"));
+    private static final Path KERNEL_TESTS = Path.of(System.getProperty("keel.kernel.tests", "../kernel/src/test/java"));
+
+    private static final List<String> LEAK_TESTS = List.of(
+            "dev.keel.LeakDetectorTest#aLeakedBufferIsReportedOnceWithItsAllocationSite",
+            "dev.keel.LeakDetectorTest#aClosedBufferIsNeverReported");
+    private static final List<String> DEADLINE_TESTS = List.of(
+            "dev.keel.VmmArenaCloseTest#closeWithADeadlineGivesUpOnAMallocThatDoesNotReturn",
+            "dev.keel.VmmArenaCloseTest#closeWithADeadlineGivesUpWaitingForAnotherClose",
+            "dev.keel.VmmArenaCloseTest#closeAndDrainWithADeadlineGivesUpOnAFreeThatDoesNotReturn");
+
+    enum Mutant {
+        REPORTED_TWICE("a leak reported twice", LEAK_TESTS, new Patch("dev/keel/DeviceBuffer.java",
+                "LeakDetector.report(site, arena, va);",
+                "LeakDetector.report(site, arena, va); LeakDetector.report(site, arena, va); // MUTANT: twice")),
+        NOT_REPORTED("a leak not reported at all (the allocation site is not passed on)", LEAK_TESTS,
+                new Patch("dev/keel/DeviceBuffer.java",
+                        "new Release(arena, va, tracker, entry, LeakDetector.track(size));",
+                        "new Release(arena, va, tracker, entry, null); // MUTANT: the site is dropped")),
+        DEADLINE_IGNORED("close(Duration) ignores its deadline and waits as close() does", DEADLINE_TESTS,
+                new Patch("dev/keel/VmmArena.java",
+                        "} else if (!leases.awaitAllFree(this, deadline)) {",
+                        "} else { leases.awaitAllFree(this); } if (false) { // MUTANT: the drain's deadline ignored\n"),
+                new Patch("dev/keel/VmmArena.java",
+                        "} else if (!closeLock.tryLock(deadline - System.nanoTime(), TimeUnit.NANOSECONDS)) {",
+                        "} else { closeLock.lockInterruptibly(); } if (false) { // MUTANT: the lock wait's deadline ignored\n"));
+
+        final String description;
+        final List<String> tests;
+        final List<Patch> patches;
+
+        Mutant(String description, List<String> tests, Patch... patches) {
+            this.description = description;
+            this.tests = tests;
+            this.patches = List.of(patches);
+        }
+    }
+
+    @ParameterizedTest(name = "{0} fails its tests")
+    @EnumSource(Mutant.class)
+    void kernelTestsFailOnTheMutant(Mutant mutant, @TempDir Path workDir) throws Exception {
+        assumeTrue(!"false".equals(System.getProperty("keel.mutants")), "mutants skipped (-Dkeel.mutants=false)");
+        Path variant = MutantKernel.build(mutant.patches, KERNEL_SOURCES, KERNEL_TESTS, workDir,
+                Runtime.version().feature());
+        for (String test : mutant.tests) {
+            String outcome = LatchTestMutantTest.run(variant, test, workDir);
+            assertEquals("failed", outcome.lines().findFirst().orElse(""),
+                    () -> test + " did not fail on mutant " + mutant.description + ":\n" + outcome);
+        }
+    }
+}
