@@ -67,7 +67,7 @@ enum KernelMutant {
 
     SECOND_CLOSE_RETURNS("(7) second close returning early", Driver.CLOSE, Expect.CHECK_FAILS,
             new Patch("dev/keel/VmmArena.java", """
-                    lockForClose("close");                                 // ArenaOps: CloseLock
+                    lockForClose("close", timeout, deadline);          // ArenaOps: CloseLock
                     try {
                         RuntimeException first = null;
                     """, """
@@ -80,10 +80,10 @@ enum KernelMutant {
 
     REENTRANT_CLOSE_WAITS("(8) close from inside a backend call not refused", Driver.CALLBACK_CLOSE, Expect.HANGS,
             new Patch("dev/keel/VmmArena.java", """
-                    public List<Allocation> closeAndDrain() {
+                    private List<Allocation> closeAndDrain(@Nullable Duration timeout, long deadline) {
                         refuseReentrantClose();                                // ArenaOps: CloseRefused
                     """, """
-                    public List<Allocation> closeAndDrain() {
+                    private List<Allocation> closeAndDrain(@Nullable Duration timeout, long deadline) {
                         // MUTANT: no CloseRefused
                     """)),
 
