@@ -195,7 +195,7 @@ public final class VmmArena implements AutoCloseable {
     private final AtomicLong next = new AtomicLong();
     private final AllocationTable table = new AllocationTable();
     private final InFlightLeases leases;
-    private final CloseLock closeLock = new CloseLock();
+    private final ReentrantLock closeLock = new ReentrantLock();
     private final AtomicLong leaked = new AtomicLong();
     private final AtomicLong failedMallocs = new AtomicLong();
     private final AtomicLong failedReleases = new AtomicLong();
@@ -206,6 +206,8 @@ public final class VmmArena implements AutoCloseable {
     private volatile int state = OPEN;
     /** The thread waiting in {@link #drainLocked}, for operations to unpark; null when none. */
     private volatile @Nullable Thread drainWaiter;
+    /** The thread holding {@link #closeLock}, written under it, for a close that gave up waiting to name. */
+    private volatile @Nullable Thread closeHolder;
     /** Guarded by {@link #closeLock}. */
     private boolean reserveReleased;
 
@@ -837,6 +839,7 @@ public final class VmmArena implements AutoCloseable {
 
     /** Releases the close lock; while tracing, its event is written before the release. */
     private void unlockClose() {
+        closeHolder = null;
         if (Trace.ON) {
             Trace.record(traceId, "CloseUnlock");
         }
@@ -910,7 +913,7 @@ public final class VmmArena implements AutoCloseable {
                     if (Trace.ON) {
                         Trace.record(traceId, "CloseLockTimeout", "drain", kind.equals("drain") ? 1 : 0);
                     }
-                    throw timedOut(timeout, "waiting for another close", describe(closeLock.owner())); // ArenaOps: CloseLockTimeout
+                    throw timedOut(timeout, "waiting for another close", describe(holderOfTheCloseLock())); // ArenaOps: CloseLockTimeout
                 }
             } catch (InterruptedException e) {
                 if (Trace.ON) {
@@ -919,9 +922,15 @@ public final class VmmArena implements AutoCloseable {
                 throw interrupted("while waiting for another close of " + this); // ArenaOps: CloseLockInterrupted
             }
         }
+        closeHolder = Thread.currentThread();
         if (Trace.ON) {
             Trace.record(traceId, "CloseLock", "drain", kind.equals("drain") ? 1 : 0);
         }
+    }
+
+    private List<Thread> holderOfTheCloseLock() {
+        Thread holder = closeHolder;
+        return holder == null ? List.of() : List.of(holder);
     }
 
     /** The exception of a close that gave up after {@code timeout}, waiting for the {@code inFlight} threads. */
@@ -1195,16 +1204,5 @@ public final class VmmArena implements AutoCloseable {
     @Override
     public String toString() {
         return "VmmArena[base=0x" + Long.toHexString(base) + ", totalBytes=" + totalBytes + ", state=" + state() + "]";
-    }
-
-    /** The lock that serialises closes; it can name its holder, for a close that gave up waiting. */
-    private static final class CloseLock extends ReentrantLock {
-
-        private static final long serialVersionUID = 1L;
-
-        List<Thread> owner() {
-            Thread owner = getOwner();
-            return owner == null ? List.of() : List.of(owner);
-        }
     }
 }
