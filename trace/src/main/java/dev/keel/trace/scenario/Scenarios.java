@@ -256,30 +256,40 @@ public final class Scenarios {
         return List.of(op, closer);
     }
 
-    /**
-     * A close interrupted while it drains (a malloc is stuck in its device call) goes back to
-     * OPEN; a second close interrupted while it waits for the close lock changes nothing; a third
-     * close, once the malloc has returned, closes.
-     */
-    static List<Thread> interruptedCloses() {
+    /** A device whose first allocate opens {@code inDevice} and waits for {@code release}. */
+    private static ScenarioBackend firstAllocateHeld(CountDownLatch inDevice, CountDownLatch release) {
         ScenarioBackend backend = new ScenarioBackend();
-        CountDownLatch release = new CountDownLatch(1);
-        CountDownLatch inDevice = new CountDownLatch(1);
         backend.hook((operation, va, size) -> {
             if (operation.equals("allocate") && inDevice.getCount() > 0) {
                 inDevice.countDown();
                 await(release);
             }
         });
-        VmmArena arena = open(backend);
-        Thread op = thread("op", () -> {
+        return backend;
+    }
+
+    /** A malloc (held in the device, if it is the first) and a second one that a close may refuse. */
+    private static Thread twoMallocs(VmmArena arena) {
+        return thread("op", () -> {
             arena.malloc(8);
             try {
                 arena.malloc(4);
             } catch (RuntimeException closed) {
-                // the third close may have begun
+                // a close has begun
             }
         });
+    }
+
+    /**
+     * A close interrupted while it drains (a malloc is stuck in its device call) goes back to
+     * OPEN; a second close interrupted while it waits for the close lock changes nothing; a third
+     * close, once the malloc has returned, closes.
+     */
+    static List<Thread> interruptedCloses() {
+        CountDownLatch release = new CountDownLatch(1);
+        CountDownLatch inDevice = new CountDownLatch(1);
+        VmmArena arena = open(firstAllocateHeld(inDevice, release));
+        Thread op = twoMallocs(arena);
         Thread draining = thread("draining", () -> close(arena, true));
         Thread waiting = thread("waiting", () -> close(arena, false));
         Thread director = thread("director", () -> {
@@ -307,24 +317,10 @@ public final class Scenarios {
      * plain one gives up too (CloseLockTimeout); once the malloc returns, the plain close closes.
      */
     static List<Thread> timedOutCloses() {
-        ScenarioBackend backend = new ScenarioBackend();
         CountDownLatch release = new CountDownLatch(1);
         CountDownLatch inDevice = new CountDownLatch(1);
-        backend.hook((operation, va, size) -> {
-            if (operation.equals("allocate") && inDevice.getCount() > 0) {
-                inDevice.countDown();
-                await(release);
-            }
-        });
-        VmmArena arena = open(backend);
-        Thread op = thread("op", () -> {
-            arena.malloc(8);
-            try {
-                arena.malloc(4);
-            } catch (RuntimeException closed) {
-                // the plain close has begun
-            }
-        });
+        VmmArena arena = open(firstAllocateHeld(inDevice, release));
+        Thread op = twoMallocs(arena);
         Thread plain = thread("plain", () -> close(arena, false));
         Thread director = thread("director", () -> {
             await(inDevice);
