@@ -1128,6 +1128,11 @@ public final class VmmArena implements AutoCloseable {
         return granularity;
     }
 
+    /** Whether the CPU can address this arena's memory: {@link VmmBackend#hostAccessible()} of its backend. */
+    public boolean hostAccessible() {
+        return backend.hostAccessible();
+    }
+
     /** The bump pointer: bytes of the range handed out, leaked, or claimed by a malloc in flight. */
     public long usedBytes() {
         return next.get();

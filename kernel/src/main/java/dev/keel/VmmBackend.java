@@ -34,4 +34,16 @@ public interface VmmBackend {
 
     /** Releases the range {@link #reserve} returned. */
     void releaseReserve(long base, long bytes);
+
+    /**
+     * Whether the CPU can read and write what {@link #allocate} maps, at the addresses the arena
+     * hands out. Code that gives those addresses to the CPU (Apache Arrow's buffers, a
+     * {@code MemorySegment} over a buffer) must ask first: a CPU access to memory only a device
+     * can address is not an exception but the end of the JVM. A wrapper around another backend
+     * answers as the backend it wraps. The default, {@code false}, is the safe answer for a
+     * device.
+     */
+    default boolean hostAccessible() {
+        return false;
+    }
 }

@@ -17,10 +17,10 @@ import org.apache.arrow.memory.ReferenceManager;
  * and after Arrow has released it.
  *
  * <p>Arrow reads and writes its buffers through their addresses on the CPU, so the arena's
- * backend must map memory the host can address: {@code HostBackend}, or a device backend whose
- * memory is mapped into the host (CUDA managed or host-pinned memory). The addresses of the
- * simulated device and of plain CUDA device memory are not host memory, and vectors on them
- * would crash the JVM; this factory cannot tell, so choosing the backend is the caller's part.
+ * backend must map memory the host can address ({@link VmmArena#hostAccessible()}):
+ * {@code HostBackend}, or a device backend that maps its memory into the host. The simulated
+ * device's addresses and plain CUDA device memory are not host memory; a vector's first write
+ * there would crash the JVM, so the constructor refuses such an arena.
  *
  * <p>Failures: an arena that is closed, exhausted or whose backend fails throws from
  * {@code allocate} as Keel throws it ({@code ArenaClosedException}, {@code ArenaExhaustedException},
@@ -32,9 +32,19 @@ public final class KeelAllocationManagerFactory implements AllocationManager.Fac
 
     private final VmmArena arena;
 
-    /** A factory whose buffers are allocated in {@code arena}. */
+    /**
+     * A factory whose buffers are allocated in {@code arena}.
+     *
+     * @throws NullPointerException     if {@code arena} is null
+     * @throws IllegalArgumentException if the CPU cannot address the arena's memory
+     */
     public KeelAllocationManagerFactory(VmmArena arena) {
         this.arena = Objects.requireNonNull(arena, "arena");
+        if (!arena.hostAccessible()) {
+            throw new IllegalArgumentException("Arrow reads and writes its buffers on the CPU, and the backend of "
+                    + arena + " maps memory the CPU cannot address (its hostAccessible() is false):"
+                    + " put Arrow's buffers in an arena on HostBackend or another host-accessible backend");
+        }
     }
 
     @Override

@@ -34,6 +34,10 @@ import org.jspecify.annotations.Nullable;
  * Sizes and addresses that are not multiples of the granularity are rejected before any
  * driver call. The library comes from the constructor, or else from the system property
  * {@value #LIBRARY_PROPERTY}, or else is {@code libcuda.so.1}.
+ *
+ * <p>The memory is the device's only ({@code cuMemSetAccess} grants the device, not the host), so
+ * {@link #hostAccessible()} is false: the CPU reaches it through {@link #copyToDevice} and
+ * {@link #copyFromDevice}, never through its address.
  */
 public final class CudaBackend extends AbstractVmmBackend {
 

@@ -70,6 +70,12 @@ public final class HostBackend extends AbstractVmmBackend {
         return granularity;
     }
 
+    /** True: the slices are this process's own pages, readable and writable once allocated. */
+    @Override
+    public boolean hostAccessible() {
+        return true;
+    }
+
     /**
      * A view of the live allocation that starts at {@code va}, valid until it is deallocated.
      *

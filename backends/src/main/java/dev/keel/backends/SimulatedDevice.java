@@ -13,7 +13,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * A deterministic, capacity-limited device for tests and demos. Its physical memory is a
  * {@link DeviceAllocator}, so the memory-pressure path (callback, collection, retry) runs for
- * real; its addresses are numbers only: nothing is mapped into this process.
+ * real; its addresses are numbers only: nothing is mapped into this process, so
+ * {@link #hostAccessible()} is false.
  *
  * <p>Calls, in the CUDA backend's order, each an {@link Operation} that can be delayed and
  * made to fail:

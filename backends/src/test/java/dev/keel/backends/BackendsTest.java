@@ -1,6 +1,7 @@
 package dev.keel.backends;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -16,16 +17,19 @@ class BackendsTest {
     void opensEachBackendByName() {
         try (HostBackend host = (HostBackend) Backends.open("host", Map.of("granularity", "64k", "populate", "true"))) {
             assertEquals(64 << 10, host.granularity());
+            assertTrue(host.hostAccessible(), "the host backend maps this process's own pages");
         }
         try (SimulatedDevice sim = (SimulatedDevice) Backends.open("sim", Map.of("capacity", "64m", "granularity", "1m"))) {
             assertEquals(1 << 20, sim.granularity());
             assertEquals(64 << 20, sim.physical().capacity());
+            assertFalse(sim.hostAccessible(), "the simulated device maps nothing");
         }
         FakeCuda fake = FakeCuda.get();
         fake.setGranularity(2 << 20, 4 << 20);
         VmmBackend cuda = Backends.open("cuda", Map.of("library", fake.library.toString(), "granularity", "minimum"));
         try (CudaBackend backend = assertInstanceOf(CudaBackend.class, cuda)) {
             assertEquals(2 << 20, backend.granularity());
+            assertFalse(backend.hostAccessible(), "CUDA device memory is the device's only");
         }
     }
 

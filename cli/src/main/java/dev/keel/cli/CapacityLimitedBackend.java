@@ -38,6 +38,11 @@ final class CapacityLimitedBackend implements VmmBackend {
     }
 
     @Override
+    public boolean hostAccessible() {
+        return device.hostAccessible();
+    }
+
+    @Override
     public long reserve(long bytes) {
         return device.reserve(bytes);
     }

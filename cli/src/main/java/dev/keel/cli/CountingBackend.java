@@ -55,6 +55,11 @@ final class CountingBackend implements VmmBackend {
     }
 
     @Override
+    public boolean hostAccessible() {
+        return delegate.hostAccessible();
+    }
+
+    @Override
     public long reserve(long bytes) {
         long base = delegate.reserve(bytes);
         ranges.put(base, bytes);

@@ -20,6 +20,7 @@ class BackendWrappersTest {
         final Map<Long, Long> live = new HashMap<>();
         long nextHandle = 1;
         boolean failNextAllocate;
+        boolean hostAccessible;
 
         @Override
         public long granularity() {
@@ -48,6 +49,21 @@ class BackendWrappersTest {
 
         @Override
         public void releaseReserve(long base, long bytes) {
+        }
+
+        @Override
+        public boolean hostAccessible() {
+            return hostAccessible;
+        }
+    }
+
+    @Test
+    void bothWrappersAnswerHostAccessAsTheDeviceTheyWrap() {
+        FakeDevice device = new FakeDevice();
+        for (boolean accessible : new boolean[] {false, true}) {
+            device.hostAccessible = accessible;
+            assertEquals(accessible, new CountingBackend(device).hostAccessible());
+            assertEquals(accessible, new CapacityLimitedBackend(device, new DeviceAllocator(PAGE)).hostAccessible());
         }
     }
 
