@@ -1,5 +1,6 @@
 package dev.keel;
 
+import dev.keel.internal.ReclaimTracker;
 import dev.keel.internal.Trace;
 
 import java.util.concurrent.TimeUnit;
@@ -35,16 +36,19 @@ public final class AllocatorLock {
     private final Thread owner;
     private final String allocatorName;
     private final int traceId; // the allocator's number in the trace, when Trace.ON
+    private final ReclaimTracker reclaimTracker;
     private long pauseNanos; // only the owner reads and writes the fields below
     private boolean active = true;
     private @Nullable String note;
 
-    AllocatorLock(ReentrantLock mutex, String allocatorName, long pauseNanos, int traceId) {
+    AllocatorLock(ReentrantLock mutex, String allocatorName, long pauseNanos, int traceId,
+                  ReclaimTracker reclaimTracker) {
         this.mutex = mutex;
         this.owner = Thread.currentThread();
         this.allocatorName = allocatorName;
         this.pauseNanos = pauseNanos;
         this.traceId = traceId;
+        this.reclaimTracker = reclaimTracker;
     }
 
     /** Releases the allocator lock so that the callback may block; it must be re-taken before returning. */
@@ -96,6 +100,16 @@ public final class AllocatorLock {
     }
 
     /** The allocator's number in the trace (0 when the recorder is off): the reclaimer's steps are the allocator's. */
+    /** The cleanings of the allocator's device, which a reclaiming callback waits for. */
+    ReclaimTracker reclaimTracker() {
+        return reclaimTracker;
+    }
+
+    /** The name of the allocator that lent this lock. */
+    String allocatorName() {
+        return allocatorName;
+    }
+
     int traceId() {
         return traceId;
     }

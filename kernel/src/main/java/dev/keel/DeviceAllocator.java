@@ -2,6 +2,7 @@ package dev.keel;
 
 import dev.keel.internal.Jfr;
 import dev.keel.internal.PressureEvent;
+import dev.keel.internal.ReclaimTracker;
 import dev.keel.internal.Trace;
 
 import java.util.HashMap;
@@ -98,6 +99,7 @@ public final class DeviceAllocator {
     private final @Nullable MemoryPressureCallback callback; // null: no pressure handling
     private final RetryPolicy retryPolicy;
     private final int traceId; // this allocator's number in the trace, when Trace.ON
+    private final ReclaimTracker reclaimTracker; // this device's cleanings
 
     // Guarded by mutex.
     private final Regions regions;
@@ -126,6 +128,10 @@ public final class DeviceAllocator {
         this.retryPolicy = b.retryPolicy;
         this.name = b.name != null ? b.name : "DeviceAllocator@" + Integer.toHexString(System.identityHashCode(this));
         this.regions = new Regions(capacity);
+        this.reclaimTracker = new ReclaimTracker(name);
+        if (callback instanceof GcReclaimer reclaimer) {
+            reclaimer.serve(reclaimTracker, name); // a reclaimer serves one device: refused here, not under pressure
+        }
         this.traceId = Trace.ON
                 ? Trace.open("AllocatorOpen", "capacity", capacity, "attempts", retryPolicy.maxRetries() + 1L)
                 : 0;
@@ -270,6 +276,14 @@ public final class DeviceAllocator {
         return name;
     }
 
+    /**
+     * The cleanings of this device's garbage buffers: those of every arena whose backend names this
+     * allocator ({@link VmmBackend#deviceAllocator()}), and only those.
+     */
+    ReclaimTracker reclaimTracker() {
+        return reclaimTracker;
+    }
+
     /** The pressure callback, or {@code null} if there is none. */
     @SuppressWarnings("exports") // @Nullable only: org.jspecify is required static, not transitive
     public @Nullable MemoryPressureCallback pressureCallback() {
@@ -336,7 +350,7 @@ public final class DeviceAllocator {
     // reasonToStop returned null, which it never does without a callback.
     @SuppressWarnings("NullAway")
     private @Nullable String runCallback(long size, long pauseNanos) {
-        AllocatorLock lent = new AllocatorLock(mutex, name, pauseNanos, traceId);
+        AllocatorLock lent = new AllocatorLock(mutex, name, pauseNanos, traceId, reclaimTracker);
         try {
             if (Trace.ON) {
                 Trace.record(traceId, "PressureEnter");

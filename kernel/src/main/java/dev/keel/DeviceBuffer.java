@@ -2,32 +2,37 @@ package dev.keel;
 
 import dev.keel.internal.ReclaimTracker;
 
-import java.lang.ref.Cleaner;
 import java.lang.ref.Reference;
 import java.util.Objects;
-import java.util.concurrent.ThreadFactory;
 
 import org.jspecify.annotations.Nullable;
 
 /**
  * A handle to one allocation of a {@link VmmArena} that frees itself: at once on {@link #close()},
- * or through a {@link Cleaner} once it has become unreachable. Garbage buffers are what a
- * {@link GcReclaimer} reclaims under memory pressure, as Python's cyclic collector frees
+ * or through its device's cleaner thread once it has become unreachable. Garbage buffers are what
+ * a {@link GcReclaimer} reclaims under memory pressure, as Python's cyclic collector frees
  * Torch-Spyre's unreachable tensors in its pressure callback.
  *
- * <p><b>Algorithm.</b> The cleaning action holds the arena, the address and a
- * {@link ReclaimTracker} entry, never the buffer itself (a cleaning action that reached the
- * buffer would keep it reachable forever). It frees the address in the arena, then reports the
- * free to the tracker. The tracker holds the buffer only weakly; a collection clears that
- * reference in the same cycle in which it queues the cleaning action, which is how
- * {@link GcReclaimer} learns how many frees its collection caused and waits for exactly those
- * (spec {@code LockOrdering}: {@code Collect} makes garbage pending; the cleaner thread performs
- * {@code FinalizerLock} and {@code FinalizerFree} inside the arena's backend when it runs on a
- * {@link DeviceAllocator}).
+ * <p><b>Algorithm.</b> Each buffer is an entry of its device's {@link ReclaimTracker} (the
+ * tracker of the arena's {@link VmmBackend#deviceAllocator()}, or the arena's own), which holds
+ * the buffer as a phantom and queues it for that device's cleaner thread once a collection finds
+ * it unreachable. The cleaning action holds the arena, the address and the entry, never the
+ * buffer itself (an action that reached the buffer would keep it reachable for ever). It frees
+ * the address in the arena, then reports the free to the tracker, which is how
+ * {@link GcReclaimer} learns how many frees its collection caused on its device and waits for
+ * exactly those (spec {@code LockOrdering}: {@code Collect} makes garbage pending; the cleaner
+ * thread performs {@code FinalizerLock} and {@code FinalizerFree} inside the arena's backend when
+ * it runs on a {@link DeviceAllocator}; spec {@code ReclaimDevices}: a round waits for its own
+ * device's cleanings only).
  *
- * <p><b>Invariants.</b> The allocation is freed at most once ({@link Cleaner.Cleanable#clean()}
- * runs its action at most once, whoever calls it first); the tracker entry finishes after the
- * free, so a waiting collector never counts memory that is not yet free.
+ * <p><b>Cost.</b> Nothing here is shared between devices, and within a device allocating and
+ * closing take no lock: the registration is a phantom reference added to a concurrent set, the
+ * close a compare-and-set on the entry and its removal from the set. Two threads on two devices do
+ * not meet at all; two threads on one arena meet only in that set and the arena.
+ *
+ * <p><b>Invariants.</b> The allocation is freed at most once (the entry's action runs at most
+ * once, whoever claims it first: {@link #close()} or the cleaner); the tracker entry finishes
+ * after the free, so a waiting collector never counts memory that is not yet free.
  *
  * <p>A buffer freed by the Cleaner is counted in {@link ArenaStats#freedByCleaner()} and, when
  * the {@link LeakDetector} tracked it, reported once as a leak with its allocation's stack trace.
@@ -37,22 +42,18 @@ import org.jspecify.annotations.Nullable;
  * free it once the last Java reference is gone, even while a raw copy of {@link #va()} lives on.
  */
 public final class DeviceBuffer implements AutoCloseable {
-    private static final Cleaner CLEANER = Cleaner.create(new CleanerThreads());
-
     private final long va;
     private final long size;
-    private final Cleaner.Cleanable cleanable;
+    private final ReclaimTracker.Entry cleaning;
 
     private DeviceBuffer(VmmArena arena, long va, long size) {
         this.va = va;
         this.size = size;
-        ReclaimTracker tracker = ReclaimTracker.shared();
-        ReclaimTracker.Entry entry = tracker.register(this, alignedSize(size, arena.granularity()));
-        Release release = new Release(arena, va, tracker, entry, LeakDetector.track(size));
+        Release release = new Release(arena, va, LeakDetector.track(size));
         try {
-            this.cleanable = CLEANER.register(this, release);
+            this.cleaning = release.register(this, alignedSize(size, arena.granularity()));
         } catch (RuntimeException | Error e) {
-            release.run();
+            arena.freeReporting(va); // nothing is registered: free it here, once
             throw e;
         }
     }
@@ -84,7 +85,7 @@ public final class DeviceBuffer implements AutoCloseable {
     @Override
     public void close() {
         try {
-            cleanable.clean();
+            cleaning.clean();
         } finally {
             // Reachable until the free is done, so the tracker sees an explicit close, not a cleaner free.
             Reference.reachabilityFence(this);
@@ -102,30 +103,32 @@ public final class DeviceBuffer implements AutoCloseable {
     }
 
     /** The cleaning action: it must not reach the buffer. */
-    private static final class Release implements Runnable {
+    private static final class Release implements ReclaimTracker.Action {
         private final VmmArena arena;
         private final long va;
         private final ReclaimTracker tracker;
-        private final ReclaimTracker.Entry entry;
         private final LeakDetector.@Nullable AllocationSite site; // null: not tracked for leaks
 
-        Release(VmmArena arena, long va, ReclaimTracker tracker, ReclaimTracker.Entry entry,
-                LeakDetector.@Nullable AllocationSite site) {
+        Release(VmmArena arena, long va, LeakDetector.@Nullable AllocationSite site) {
             this.arena = arena;
             this.va = va;
-            this.tracker = tracker;
-            this.entry = entry;
+            this.tracker = arena.reclaimTracker();
             this.site = site;
         }
 
+        /** Registers {@code buffer} with its device's tracker, this as its action. */
+        ReclaimTracker.Entry register(DeviceBuffer buffer, long bytes) {
+            return tracker.register(buffer, bytes, this);
+        }
+
         @Override
-        public void run() {
+        public void run(ReclaimTracker.Entry entry) {
             boolean freed = false;
             boolean byCleaner = false;
             try {
                 freed = arena.freeReporting(va);
             } finally {
-                byCleaner = tracker.finished(entry, freed);
+                byCleaner = tracker.finished(entry, freed); // ReclaimDevices: CleanerFree (reported after the free)
             }
             if (byCleaner && freed) { // a leak: the buffer became garbage without close()
                 arena.counters().freedByCleaner();
@@ -134,14 +137,6 @@ public final class DeviceBuffer implements AutoCloseable {
                     arena.counters().leakReported();
                 }
             }
-        }
-    }
-
-    /** Names the cleaner's thread (the Cleaner makes it a daemon). */
-    private static final class CleanerThreads implements ThreadFactory {
-        @Override
-        public Thread newThread(Runnable r) {
-            return new Thread(r, "keel-device-buffer-cleaner");
         }
     }
 }

@@ -91,14 +91,23 @@ public final class GcReclaimer implements MemoryPressureCallback {
             + " explicit collections are disabled (-XX:+DisableExplicitGC) or run concurrently"
             + " (-XX:+ExplicitGCInvokesConcurrent), so garbage buffers come back only when the JVM collects by itself";
 
+    /**
+     * Said of a round on a device without a single live buffer: the garbage of an arena counts for
+     * a device only if the arena's backend names the device's allocator.
+     */
+    static final String NO_BUFFERS = "; no DeviceBuffer is registered with this device at all: an arena's buffers"
+            + " count for it only if the arena's backend returns its DeviceAllocator from VmmBackend.deviceAllocator()";
+
     private final HostLock hostLock;
     private final long cleanerDeadlineNanos;
-    private final ReclaimTracker tracker;
+    private final boolean trackerFixed; // for tests: the tracker given, whichever device calls
     private final Runnable collector;
 
     private final ReentrantLock flight = new ReentrantLock();
     private final Condition collectionDone = flight.newCondition();
     // Guarded by flight.
+    private @Nullable ReclaimTracker tracker; // the cleanings of the one device served; null until it is known
+    private volatile String device = "no device yet"; // written under flight, read in a round's note
     private boolean collecting;
     private long collectionsFinished;
     private int waiters;
@@ -126,28 +135,65 @@ public final class GcReclaimer implements MemoryPressureCallback {
      * @throws IllegalArgumentException if {@code cleanerDeadline} is negative
      */
     public GcReclaimer(HostLock hostLock, Duration cleanerDeadline) {
-        this(hostLock, cleanerDeadline, ReclaimTracker.shared(), new SystemGc());
+        this(hostLock, cleanerDeadline, null, new SystemGc());
     }
 
-    /** For tests: a different collection step (it must not take the allocator lock). */
-    GcReclaimer(HostLock hostLock, Duration cleanerDeadline, ReclaimTracker tracker, Runnable collector) {
+    /**
+     * With a collection step of its own (it must not take the allocator lock), and for tests a
+     * fixed tracker whichever allocator calls ({@code null}: the tracker of the device served).
+     */
+    GcReclaimer(HostLock hostLock, Duration cleanerDeadline, @Nullable ReclaimTracker fixed, Runnable collector) {
         this.hostLock = Objects.requireNonNull(hostLock, "hostLock");
         if (Objects.requireNonNull(cleanerDeadline, "cleanerDeadline").isNegative()) {
             throw new IllegalArgumentException("cleanerDeadline must not be negative: " + cleanerDeadline);
         }
         this.cleanerDeadlineNanos = saturatedNanos(cleanerDeadline);
-        this.tracker = tracker;
+        this.trackerFixed = fixed != null;
+        this.tracker = fixed;
         this.collector = collector;
+    }
+
+    /**
+     * Makes this reclaimer serve the device whose cleanings {@code deviceTracker} tracks: its
+     * collections wait for that device's cleaners and count that device's bytes only. A reclaimer
+     * serves one device; {@link DeviceAllocator} calls this when it is built with this reclaimer,
+     * and {@link #onPressure} when a callback of its own delegates here.
+     *
+     * @throws IllegalArgumentException if this reclaimer already serves another device
+     */
+    void serve(ReclaimTracker deviceTracker, String deviceName) {
+        flight.lock();
+        try {
+            if (trackerFixed || tracker == deviceTracker) {
+                return;
+            }
+            if (tracker != null) {
+                throw new IllegalArgumentException("this GcReclaimer already serves " + device
+                        + " and cannot serve " + deviceName + " too: give each DeviceAllocator its own"
+                        + " (a round waits for its own device's cleaners only)");
+            }
+            tracker = deviceTracker;
+            device = deviceName;
+        } finally {
+            flight.unlock();
+        }
     }
 
     @Override
     public void onPressure(AllocatorLock lock, long requestedBytes) {
+        ReclaimTracker deviceTracker = lock.reclaimTracker();
+        try {
+            serve(deviceTracker, lock.allocatorName());
+        } catch (IllegalArgumentException sharedAcrossDevices) {
+            throw new IllegalStateException(sharedAcrossDevices.getMessage(), sharedAcrossDevices);
+        }
         lock.unlock(); // performs CallbackUnlock (in AllocatorLock.unlock)
         int trace = lock.traceId();
         String outcome;
         try {
             long joined = joinOrBecomeCollector(trace);
-            outcome = joined < 0L ? collect(requestedBytes, trace) : awaitCollection(joined, trace);
+            outcome = joined < 0L ? collect(requestedBytes, trace, trackerFixed ? Objects.requireNonNull(tracker) : deviceTracker)
+                    : awaitCollection(joined, trace);
         } finally {
             lock.lock(); // performs CallbackRelock (in AllocatorLock.lock)
         }
@@ -220,7 +266,7 @@ public final class GcReclaimer implements MemoryPressureCallback {
     }
 
     /** Runs one collection; returns how it went, for the allocator's diagnostics. */
-    private String collect(long requestedBytes, int trace) {
+    private String collect(long requestedBytes, int trace, ReclaimTracker tracker) {
         ReclaimEvent event = Jfr.AVAILABLE ? new ReclaimEvent() : null; // not in a java.base-only image
         if (event != null) {
             event.begin();
@@ -241,13 +287,13 @@ public final class GcReclaimer implements MemoryPressureCallback {
                 ReclaimTracker.Garbage mark = tracker.mark();
                 canary = new WeakReference<>(new Object());
                 runCollection(trace);
-                garbage = tracker.garbage(mark);
-                boolean complete = awaitCleaners(garbage);
+                garbage = tracker.garbage(mark); // ReclaimDevices: Collect (its wait set: this device's due cleanings)
+                boolean complete = awaitCleaners(tracker, garbage);
                 if (Trace.ON) {
                     Trace.record(trace, "AwaitFinalizers", "complete", complete ? 1 : 0);
                 }
                 outcome = Thread.currentThread().isInterrupted() ? "interrupted" : complete ? "complete" : "deadline";
-                description = describe(garbage, outcome) + (canary.refersTo(null) ? "" : NOT_COLLECTED);
+                description = describe(tracker, garbage, outcome) + (canary.refersTo(null) ? "" : NOT_COLLECTED);
             } finally {
                 if (takeHost) {
                     if (Trace.ON) {
@@ -258,7 +304,7 @@ public final class GcReclaimer implements MemoryPressureCallback {
             }
         } finally {
             int joined = finishCollection(description, trace);
-            commit(event, requestedBytes, garbage, joined, outcome);
+            commit(event, tracker, requestedBytes, garbage, joined, outcome);
         }
         return description;
     }
@@ -280,11 +326,13 @@ public final class GcReclaimer implements MemoryPressureCallback {
         }
     }
 
-    private String describe(ReclaimTracker.Garbage garbage, String outcome) {
+    private String describe(ReclaimTracker tracker, ReclaimTracker.Garbage garbage, String outcome) {
         long foundFreed = tracker.foundFreedSince(garbage);
+        long reclaimed = tracker.reclaimedBytesSince(garbage); // ReclaimDevices: RoundEnd
         String freed = tracker.cleanedSince(garbage) + " of " + garbage.count() + " unreachable buffers freed ("
-                + tracker.reclaimedBytesSince(garbage) + " bytes)"
-                + (foundFreed == 0 ? "" : ", " + foundFreed + " already freed by the close of their arena");
+                + reclaimed + " bytes)"
+                + (foundFreed == 0 ? "" : ", " + foundFreed + " already freed by the close of their arena")
+                + (!trackerFixed && garbage.count() == 0 && tracker.liveCount() == 0 ? NO_BUFFERS : "");
         if (outcome.equals("complete")) {
             return "collected, " + freed;
         }
@@ -296,10 +344,10 @@ public final class GcReclaimer implements MemoryPressureCallback {
     }
 
     /** Waits for the cleaners; true if all due finished. An interrupt ends it and is re-asserted. */
-    private boolean awaitCleaners(ReclaimTracker.Garbage garbage) {
+    private boolean awaitCleaners(ReclaimTracker tracker, ReclaimTracker.Garbage garbage) {
         long deadline = System.nanoTime() + cleanerDeadlineNanos;
         try {
-            return tracker.awaitCleaned(garbage, deadline); // LockOrdering: AwaitFinalizers
+            return tracker.awaitCleaned(garbage, deadline); // LockOrdering: AwaitFinalizers // ReclaimDevices: AwaitCleaners, Deadline
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return false;
@@ -364,7 +412,8 @@ public final class GcReclaimer implements MemoryPressureCallback {
         }
     }
 
-    private void commit(@Nullable ReclaimEvent event, long requestedBytes, ReclaimTracker.@Nullable Garbage garbage,
+    private void commit(@Nullable ReclaimEvent event, ReclaimTracker tracker, long requestedBytes,
+                        ReclaimTracker.@Nullable Garbage garbage,
                         int joined, String outcome) {
         if (event == null) {
             return;

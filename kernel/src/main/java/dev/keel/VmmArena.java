@@ -5,6 +5,7 @@ import dev.keel.internal.AllocationTable;
 import dev.keel.internal.ArenaMallocFailedEvent;
 import dev.keel.internal.InFlightLeases;
 import dev.keel.internal.Jfr;
+import dev.keel.internal.ReclaimTracker;
 import dev.keel.internal.Trace;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -179,6 +180,9 @@ public final class VmmArena implements AutoCloseable {
     /** The range {@link #open(VmmBackend)} reserves: 16 TiB. */
     public static final long DEFAULT_TOTAL_BYTES = 1L << 44;
 
+    /** Numbers the cleaner threads of arenas without a device allocator. */
+    private static final AtomicLong ARENAS_OPENED = new AtomicLong();
+
     // The states in order: a malloc needs OPEN, a free less than SEALED.
     private static final int OPEN = 0;
     private static final int CLOSING = 1;
@@ -200,6 +204,9 @@ public final class VmmArena implements AutoCloseable {
     private final AtomicLong failedMallocs = new AtomicLong();
     private final AtomicLong failedReleases = new AtomicLong();
     private final ArenaCounters counters = new ArenaCounters();
+    /** The cleanings of this arena's buffers: its device's ({@link VmmBackend#deviceAllocator()}) or its own. */
+    private final ReclaimTracker reclaimTracker;
+    private final boolean ownTracker;
     /** This arena's number in the trace ({@link Trace}); 0 when tracing is off. */
     private final int traceId;
 
@@ -228,6 +235,10 @@ public final class VmmArena implements AutoCloseable {
         this.granularity = granularity;
         this.errorHandler = errorHandler;
         this.hostLock = hostLock;
+        DeviceAllocator device = backend.deviceAllocator();
+        this.ownTracker = device == null;
+        this.reclaimTracker = device != null ? device.reclaimTracker()
+                : new ReclaimTracker("arena-" + ARENAS_OPENED.incrementAndGet());
         this.traceId = Trace.ON
                 ? Trace.open("ArenaOpen", "total", totalBytes, "granularity", granularity, "slots",
                         InFlightLeases.firstChunkSlots())
@@ -995,6 +1006,9 @@ public final class VmmArena implements AutoCloseable {
             long waited = System.nanoTime() - waitStart;
             List<Allocation> drained = snapshot();             // ArenaOps: CloseSnapshot
             commitClose();                                     // ArenaOps: CloseCommit
+            if (ownTracker) {
+                reclaimTracker.stopCleaner(); // nothing left that a cleaning could free
+            }
             counters.drained(waited);
             commit(event, drained.size(), waited, "drained");
             return drained;
@@ -1202,6 +1216,10 @@ public final class VmmArena implements AutoCloseable {
     }
 
     /** The monitoring counters (DeviceBuffer counts its cleaner frees and leak reports here). */
+    ReclaimTracker reclaimTracker() {
+        return reclaimTracker;
+    }
+
     ArenaCounters counters() {
         return counters;
     }

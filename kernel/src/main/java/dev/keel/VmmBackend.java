@@ -1,5 +1,7 @@
 package dev.keel;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * What a device provides to a {@link VmmArena}: a virtual range reserved once, and physical
  * memory mapped into slices of it on demand. The arena calls these methods from the thread
@@ -45,5 +47,17 @@ public interface VmmBackend {
      */
     default boolean hostAccessible() {
         return false;
+    }
+
+    /**
+     * The allocator of this device's physical memory, if the backend takes its memory from one
+     * ({@code SimulatedDevice}, a capacity wrapper); {@code null} (the default) if not. A
+     * {@link DeviceBuffer} of an arena on this backend is cleaned on that allocator's device, and
+     * the allocator's {@link GcReclaimer} waits for it and for no other device's buffers. Without
+     * an allocator the arena is a device of its own. A wrapper around another backend answers as
+     * the backend it wraps.
+     */
+    default @Nullable DeviceAllocator deviceAllocator() {
+        return null;
     }
 }

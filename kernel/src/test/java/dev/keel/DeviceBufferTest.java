@@ -146,6 +146,7 @@ class DeviceBufferTest {
             @Override public long reserve(long bytes) { return shared.reserve(bytes); }
             @Override public void deallocate(long va, long size, long handle) { shared.deallocate(va, size, handle); }
             @Override public void releaseReserve(long base, long bytes) { }
+            @Override public DeviceAllocator deviceAllocator() { return device; }
 
             @Override
             public long allocate(long va, long size) {
@@ -263,6 +264,11 @@ class DeviceBufferTest {
         @Override
         public long granularity() {
             return granularity;
+        }
+
+        @Override
+        public DeviceAllocator deviceAllocator() {
+            return device;
         }
 
         @Override

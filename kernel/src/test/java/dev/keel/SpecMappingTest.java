@@ -36,7 +36,7 @@ class SpecMappingTest {
     private static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
     private static final Path SOURCES = ROOT.resolve("kernel/src/main/java");
     private static final List<String> SPECS =
-            List.of("CasBump", "ArenaOps", "InFlightDrain", "InFlightLeases", "LockOrdering");
+            List.of("CasBump", "ArenaOps", "InFlightDrain", "InFlightLeases", "LockOrdering", "ReclaimDevices");
 
     /**
      * Definitions that prime variables but are no step of the kernel: actions of the environment
@@ -49,11 +49,12 @@ class SpecMappingTest {
             "InFlightDrain", Set.of("OpStep", "CloserProgress", "CloserLive", "CloserStep", "Next"),
             "InFlightLeases", Set.of("Lease", "GiveSlotBack", "Scanning",
                     "GuardStep", "OpStep", "CloserProgress", "CloserStep", "Next", "KernelOwn"),
-            "LockOrdering", Set.of("CallerEnter", "CallerExit", "ThreadNext", "AllocStep", "Next"));
+            "LockOrdering", Set.of("CallerEnter", "CallerExit", "ThreadNext", "AllocStep", "Next"),
+            "ReclaimDevices", Set.of("Drop", "DeviceNext", "Next", "RoundStep", "CleanerStep"));
 
     /** One {@code // Spec: Action[, Action]} comment; a line may carry several, one per spec. */
     private static final Pattern COMMENT =
-            Pattern.compile("//\\s*(CasBump|ArenaOps|InFlightDrain|InFlightLeases|LockOrdering):\\s*([^/]+)");
+            Pattern.compile("//\\s*(CasBump|ArenaOps|InFlightDrain|InFlightLeases|LockOrdering|ReclaimDevices):\\s*([^/]+)");
     /**
      * A method's or constructor's declaration line. The return type may carry type annotations
      * ({@code @Nullable String}, {@code ReclaimTracker.@Nullable Garbage}): without {@code @} in
@@ -102,7 +103,7 @@ class SpecMappingTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"CasBump", "ArenaOps", "InFlightDrain", "InFlightLeases", "LockOrdering"})
+    @ValueSource(strings = {"CasBump", "ArenaOps", "InFlightDrain", "InFlightLeases", "LockOrdering", "ReclaimDevices"})
     void everySpecActionIsPerformedAndEveryCommentNamesOne(String spec) throws IOException {
         Path tla = ROOT.resolve("spec/tla/" + spec + ".tla");
         assumeTrue(Files.exists(tla), "run from the repository's kernel module");

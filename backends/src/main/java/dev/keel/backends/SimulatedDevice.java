@@ -106,6 +106,12 @@ public final class SimulatedDevice extends AbstractVmmBackend {
         return physical;
     }
 
+    /** The {@linkplain #physical() physical allocator}: buffers on this device are its to reclaim. */
+    @Override
+    public DeviceAllocator deviceAllocator() {
+        return physical;
+    }
+
     /** How many times {@code operation} has been called, failed calls included. */
     // plans holds a Plan for every Operation (the Builder fills its EnumMap, the device copies it
     // whole), so get never returns null; NullAway cannot see that.

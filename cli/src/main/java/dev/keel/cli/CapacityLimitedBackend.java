@@ -42,6 +42,12 @@ final class CapacityLimitedBackend implements VmmBackend {
         return device.hostAccessible();
     }
 
+    /** The capacity's allocator: buffers on this backend are its pressure callback's to reclaim. */
+    @Override
+    public DeviceAllocator deviceAllocator() {
+        return physical;
+    }
+
     @Override
     public long reserve(long bytes) {
         return device.reserve(bytes);

@@ -1,5 +1,6 @@
 package dev.keel.cli;
 
+import dev.keel.DeviceAllocator;
 import dev.keel.VmmBackend;
 import java.util.EnumMap;
 import java.util.Map;
@@ -57,6 +58,11 @@ final class CountingBackend implements VmmBackend {
     @Override
     public boolean hostAccessible() {
         return delegate.hostAccessible();
+    }
+
+    @Override
+    public DeviceAllocator deviceAllocator() {
+        return delegate.deviceAllocator();
     }
 
     @Override

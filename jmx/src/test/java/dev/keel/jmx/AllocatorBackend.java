@@ -18,6 +18,11 @@ final class AllocatorBackend implements VmmBackend {
     }
 
     @Override
+    public DeviceAllocator deviceAllocator() {
+        return physical;
+    }
+
+    @Override
     public long reserve(long bytes) {
         return 1L << 40;
     }

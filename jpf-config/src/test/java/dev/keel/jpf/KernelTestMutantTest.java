@@ -35,15 +35,26 @@ class KernelTestMutantTest {
                 "LeakDetector.report(site, arena, va); LeakDetector.report(site, arena, va); // MUTANT: twice")),
         NOT_REPORTED("a leak not reported at all (the allocation site is not passed on)", LEAK_TESTS,
                 new Patch("dev/keel/DeviceBuffer.java",
-                        "new Release(arena, va, tracker, entry, LeakDetector.track(size));",
-                        "new Release(arena, va, tracker, entry, null); // MUTANT: the site is dropped")),
+                        "new Release(arena, va, LeakDetector.track(size));",
+                        "new Release(arena, va, null); // MUTANT: the site is dropped")),
         DEADLINE_IGNORED("close(Duration) ignores its deadline and waits as close() does", DEADLINE_TESTS,
                 new Patch("dev/keel/VmmArena.java",
                         "} else if (!leases.awaitAllFree(this, deadline)) {",
                         "} else { leases.awaitAllFree(this); } if (false) { // MUTANT: the drain's deadline ignored\n"),
                 new Patch("dev/keel/VmmArena.java",
                         "} else if (!closeLock.tryLock(deadline - System.nanoTime(), TimeUnit.NANOSECONDS)) {",
-                        "} else { closeLock.lockInterruptibly(); } if (false) { // MUTANT: the lock wait's deadline ignored\n"));
+                        "} else { closeLock.lockInterruptibly(); } if (false) { // MUTANT: the lock wait's deadline ignored\n")),
+        SHARED_TRACKER("one tracker and one cleaner thread for every device (the design before per-device cleaning)",
+                List.of("dev.keel.TwoDeviceReclaimTest#aRoundWaitsForAndCountsOnlyItsOwnDevicesCleanings"),
+                new Patch("dev/keel/DeviceAllocator.java",
+                        "private static final long NO_BLOCK = 0L;",
+                        "private static final long NO_BLOCK = 0L; static final ReclaimTracker SHARED = new ReclaimTracker(\"shared\"); // MUTANT"),
+                new Patch("dev/keel/DeviceAllocator.java",
+                        "this.reclaimTracker = new ReclaimTracker(name);",
+                        "this.reclaimTracker = SHARED; // MUTANT: every device's buffers in one tracker"),
+                new Patch("dev/keel/VmmArena.java",
+                        ": new ReclaimTracker(\"arena-\" + ARENAS_OPENED.incrementAndGet());",
+                        ": DeviceAllocator.SHARED; // MUTANT: and every arena's"));
 
         final String description;
         final List<String> tests;

@@ -1,58 +1,110 @@
 package dev.keel.internal;
 
+import java.lang.ref.PhantomReference;
+import java.lang.ref.Reference;
+import java.lang.ref.ReferenceQueue;
 import java.lang.ref.WeakReference;
-import java.util.HashSet;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
+import org.jspecify.annotations.Nullable;
+
 /**
- * What lets a garbage-collecting pressure callback wait for exactly the cleaning actions its
- * collection caused, instead of sleeping blindly. Every device buffer with a cleaning action is
- * registered here with a weak reference to its owner; the action reports here when it has freed
- * the memory.
+ * One device's cleaning of garbage buffers, and what lets a garbage-collecting pressure callback
+ * wait for exactly the cleanings its collection made due on that device. Every device buffer is
+ * registered here with a phantom reference to its owner and the action that frees its memory;
+ * the action reports here when it has run. Each device has its own tracker, so nothing here is
+ * shared between devices: not the lock, not the queue, not the cleaner thread that a device
+ * whose frees are slow keeps busy.
  *
- * <p>Algorithm. A weak reference is cleared by the collection that finds its referent
- * unreachable, in the same cycle in which the owner's phantom-reachable cleanable is queued for
- * its cleaner. So right after {@code System.gc()} returns, the registered entries whose owner is
- * cleared but which have not finished are precisely the cleanings that are due;
- * {@link #garbage(Garbage)} counts them, plus those a cleaner already finished since the
- * {@link #mark()} taken just before the collection. A finished entry whose owner was cleared was
- * finished by its cleaner (an explicit close keeps the owner strongly reachable until it is done),
- * and only those advance the cleaner counters that {@link #awaitCleaned} waits on, waking at
- * each one. A cleaning finishes either having freed its memory or having found it freed by
- * someone else (the close of its arena drained the record); only the first kind counts as
- * freed, with its bytes.
+ * <p>Algorithm (spec {@code ReclaimDevices}). A phantom reference is cleared by the collection
+ * that finds its referent unreachable (and finalized, if anything that reaches it had a
+ * finalizer), and queued for this tracker's cleaner thread in the same step. So right after
+ * {@code System.gc()} returns, the registered entries whose owner is cleared but which have not
+ * finished are precisely the cleanings due on this device: {@link #garbage(Garbage)} takes them
+ * as the round's wait set ({@code Collect}), and counts beside them those the cleaner already
+ * finished since the {@link #mark()} taken just before the collection. {@link #awaitCleaned}
+ * waits until every entry of the wait set has finished ({@code AwaitCleaners}), waking at each
+ * finish; entries that another device's collection, or the JVM's own, makes due later are not in
+ * it, so neither they nor their bytes are this round's. A finished entry whose owner was cleared
+ * was finished by the cleaner (an explicit close keeps the owner strongly reachable until it is
+ * done). A cleaning finishes either having freed its memory or having found it freed by someone
+ * else (the close of its arena drained the record); only the first kind counts as freed, with
+ * its bytes.
  *
- * <p>Invariants (guarded by {@code lock}): {@code live} holds every registered entry that has not
- * finished; each entry finishes at most once; the cleaner counters only grow. The lock is held
- * only for bookkeeping, never while taking any other lock, so it cannot take part in a
- * deadlock with the allocator or host locks.
+ * <p>Cost. Registering and an explicit close touch only a concurrent set (no lock), so threads
+ * that allocate and close buffers of one device do not queue behind each other here; the lock is
+ * taken by the cleaner thread when it finishes an entry and by the pressure callback. The cleaner
+ * thread starts with the first entry that has an action and ends once the tracker is unreachable
+ * and every entry has finished; it holds the tracker itself only weakly.
+ *
+ * <p>Invariants: {@code live} holds every registered entry that has not finished; each entry's
+ * action runs at most once and each entry finishes at most once; the cleaner counters only grow
+ * (guarded by {@code lock}, which is held only for bookkeeping, never while taking any other
+ * lock, so it cannot take part in a deadlock with the allocator or host locks). An entry whose
+ * owner is cleared leaves {@code live} only under the lock, so a count under the lock sees it
+ * either due or finished, never both.
  */
 public final class ReclaimTracker {
-    private static final ReclaimTracker SHARED = new ReclaimTracker();
+    /** How long an idle cleaner thread waits before it checks whether its tracker is gone. */
+    private static final long IDLE_MILLIS = 10_000L;
+    // An entry's outcome, once a cleaner has finished it.
+    private static final int PENDING = 0;
+    private static final int FREED = 1;
+    private static final int FOUND_FREED = 2;
+
+    private final String cleanerName;
+    private final ReferenceQueue<Object> queue = new ReferenceQueue<>();
+    private final Set<Entry> live = ConcurrentHashMap.newKeySet();
+    private final AtomicBoolean cleanerRunning = new AtomicBoolean();
+    private final AtomicBoolean cleanerStopped = new AtomicBoolean();
+    private volatile @Nullable Thread cleaner;
 
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition cleaned = lock.newCondition();
-    private final Set<Entry> live = new HashSet<>();
+    // Guarded by lock.
     private long cleanerFinishedCount;
     private long cleanerFoundFreedCount;
     private long cleanerFreedCount;
     private long cleanerFreedBytes;
 
-    /** The tracker that {@code DeviceBuffer} registers with and {@code GcReclaimer} waits on. */
-    public static ReclaimTracker shared() {
-        return SHARED;
+    /** A tracker whose cleaner thread is named after {@code device}. */
+    public ReclaimTracker(String device) {
+        this.cleanerName = "keel-cleaner-" + device;
     }
 
-    /** Registers memory of {@code bytes} owned by {@code owner}; the returned entry holds the owner weakly. */
+    /** A tracker for tests, whose entries their callers finish themselves. */
+    public ReclaimTracker() {
+        this("test");
+    }
+
+    /**
+     * Registers memory of {@code bytes} owned by {@code owner}, to be finished by the caller; the
+     * returned entry holds the owner as a phantom.
+     */
     public Entry register(Object owner, long bytes) {
-        Entry entry = new Entry(owner, bytes);
-        lock.lock();
-        try {
-            live.add(entry);
-        } finally {
-            lock.unlock();
+        Entry entry = new Entry(owner, bytes, null, null);
+        live.add(entry);
+        return entry;
+    }
+
+    /**
+     * Registers memory of {@code bytes} owned by {@code owner} whose {@code action} this
+     * tracker's cleaner thread runs once the owner has become unreachable, unless
+     * {@link Entry#clean()} ran it first. The action must not reach the owner (that would keep
+     * it reachable for ever) and calls {@link #finished} when it is done.
+     */
+    public Entry register(Object owner, long bytes, Action action) {
+        Entry entry = new Entry(owner, bytes, queue, action);
+        live.add(entry);
+        if (!cleanerRunning.get() && cleanerRunning.compareAndSet(false, true)) {
+            startCleaner();
         }
         return entry;
     }
@@ -64,40 +116,94 @@ public final class ReclaimTracker {
      * per entry returns true.
      */
     public boolean finished(Entry entry, boolean freed) {
+        if (!entry.refersTo(null)) {
+            // An explicit close: its caller holds the owner, so no count under the lock takes it for due.
+            live.remove(entry);
+            return false;
+        }
         lock.lock();
         try {
-            boolean byCleaner = live.remove(entry) && entry.owner.refersTo(null);
-            if (byCleaner) {
-                cleanerFinishedCount++;
-                if (freed) {
-                    cleanerFreedCount++;
-                    cleanerFreedBytes += entry.bytes;
-                } else {
-                    cleanerFoundFreedCount++;
-                }
-                cleaned.signalAll();
+            if (!live.remove(entry)) {
+                return false;
             }
-            return byCleaner;
+            cleanerFinishedCount++;
+            if (freed) {
+                cleanerFreedCount++;
+                cleanerFreedBytes += entry.bytes;
+                entry.outcome = FREED;
+            } else {
+                cleanerFoundFreedCount++;
+                entry.outcome = FOUND_FREED;
+            }
+            cleaned.signalAll();
+            return true;
         } finally {
             lock.unlock();
         }
     }
 
+    /**
+     * Ends the cleaner thread, for the tracker of an arena that has closed: the close freed every
+     * record, so no cleaning could free anything any more. Entries still registered stay
+     * unfinished, and nobody waits for them: an arena's own tracker has no pressure rounds.
+     */
+    public void stopCleaner() {
+        cleanerStopped.set(true);
+        Thread running = cleaner;
+        if (running != null) {
+            running.interrupt();
+        }
+    }
+
+    /** The cleaner thread, while it runs (tests use it). */
+    public @Nullable Thread cleanerThread() {
+        Thread running = cleaner;
+        return running != null && running.isAlive() ? running : null;
+    }
+
+    /**
+     * Starts the cleaner thread. It holds this tracker only weakly: every entry with an action
+     * reaches the tracker through its action, so the tracker becomes unreachable only once none is
+     * left, and then no entry can be registered again and the thread may end.
+     */
+    private void startCleaner() {
+        ReferenceQueue<Object> q = queue;
+        Set<Entry> entries = live;
+        AtomicBoolean stopped = cleanerStopped;
+        WeakReference<ReclaimTracker> tracker = new WeakReference<>(this);
+        Thread thread = new Thread(null, () -> runCleaner(q, entries, stopped, tracker), cleanerName, 0, false);
+        thread.setDaemon(true);
+        cleaner = thread;
+        thread.start();
+    }
+
+    private static void runCleaner(ReferenceQueue<Object> queue, Set<Entry> entries, AtomicBoolean stopped,
+                                   WeakReference<ReclaimTracker> tracker) {
+        while (!stopped.get() && !(tracker.refersTo(null) && entries.isEmpty())) {
+            try {
+                Reference<?> due = queue.remove(IDLE_MILLIS);
+                if (due != null) {
+                    ((Entry) due).clean();
+                }
+            } catch (InterruptedException e) {
+                // Only stopCleaner interrupts it on purpose; the loop's condition decides.
+            } catch (RuntimeException | Error e) {
+                // An action's failure is its arena's to report (ArenaErrorHandler); the cleaner goes on.
+            }
+        }
+    }
+
     /** The number of registered entries not yet finished. */
     public int liveCount() {
-        lock.lock();
-        try {
-            return live.size();
-        } finally {
-            lock.unlock();
-        }
+        return live.size();
     }
 
     /** The cleaner counters now: take this just before a collection and pass it to {@link #garbage(Garbage)}. */
     public Garbage mark() {
         lock.lock();
         try {
-            return new Garbage(0L, 0L, cleanerFinishedCount, cleanerFoundFreedCount, cleanerFreedCount, cleanerFreedBytes);
+            return new Garbage(List.of(), 0L, cleanerFinishedCount, cleanerFoundFreedCount, cleanerFreedCount,
+                    cleanerFreedBytes);
         } finally {
             lock.unlock();
         }
@@ -109,119 +215,170 @@ public final class ReclaimTracker {
     }
 
     /**
-     * What a collection that began at {@code mark} left for the cleaners: the entries whose owner
-     * it found unreachable and that have not finished, plus those the cleaners have already freed
-     * since the mark (a cleaner may run before this is called). Call right after the collection.
+     * What a collection that began at {@code mark} left for this device's cleaner: the entries
+     * whose owner it found unreachable and that have not finished (the wait set), plus those the
+     * cleaner has already finished since the mark (it may run before this is called). Call right
+     * after the collection. Entries that a later collection makes due are not in it: a round waits
+     * for what its own collection found, not for the next one's.
      */
     public Garbage garbage(Garbage mark) {
         lock.lock();
         try {
-            long count = cleanerFinishedCount - mark.finishedCountBefore;
-            long bytes = cleanerFreedBytes - mark.freedBytesBefore;
+            List<Entry> due = new ArrayList<>();
+            long dueBytes = 0L;
             for (Entry e : live) {
-                if (e.owner.refersTo(null)) {
-                    count++;
-                    bytes += e.bytes;
+                if (e.refersTo(null)) {
+                    due.add(e);
+                    dueBytes += e.bytes;
                 }
             }
-            return new Garbage(count, bytes, mark.finishedCountBefore, mark.foundFreedCountBefore, mark.freedCountBefore,
-                    mark.freedBytesBefore);
+            return new Garbage(due, dueBytes, cleanerFinishedCount - mark.finishedCount,
+                    cleanerFoundFreedCount - mark.foundFreedCount, cleanerFreedCount - mark.freedCount,
+                    cleanerFreedBytes - mark.freedBytes);
         } finally {
             lock.unlock();
         }
     }
 
     /**
-     * Waits until cleaners have finished as many entries as {@code garbage} found, waking at each
-     * one, or until {@code deadline} (a {@link System#nanoTime()} value) passes. Returns whether
-     * they all finished.
+     * Waits until every entry of {@code garbage}'s wait set has finished, waking at each finish,
+     * or until {@code deadline} (a {@link System#nanoTime()} value) passes. Returns whether they
+     * all finished.
      *
      * @throws InterruptedException if interrupted while waiting
      */
     public boolean awaitCleaned(Garbage garbage, long deadline) throws InterruptedException {
         lock.lock();
         try {
-            while (cleanerFinishedCount - garbage.finishedCountBefore < garbage.count) {
+            int waitingFor = 0; // entries before it have finished; they finish in any order
+            while (true) {
+                while (waitingFor < garbage.due.size() && garbage.due.get(waitingFor).outcome != PENDING) {
+                    waitingFor++;
+                }
+                if (waitingFor == garbage.due.size()) {
+                    return true;
+                }
                 long left = deadline - System.nanoTime();
                 if (left <= 0L) {
                     return false;
                 }
                 cleaned.awaitNanos(left);
             }
-            return true;
         } finally {
             lock.unlock();
         }
     }
 
-    /** Entries whose cleaning found them freed by someone else since {@code garbage} was taken. */
+    /** Entries of {@code garbage} whose cleaning found them freed by someone else (the close of their arena). */
     public long foundFreedSince(Garbage garbage) {
         lock.lock();
         try {
-            return cleanerFoundFreedCount - garbage.foundFreedCountBefore;
+            return garbage.foundFreedCount + garbage.dueWith(FOUND_FREED);
         } finally {
             lock.unlock();
         }
     }
 
-    /** Entries that cleaners have freed since {@code garbage} was taken. */
+    /** Entries of {@code garbage} that the cleaner has freed so far. */
     public long cleanedSince(Garbage garbage) {
         lock.lock();
         try {
-            return cleanerFreedCount - garbage.freedCountBefore;
+            return garbage.freedCount + garbage.dueWith(FREED);
         } finally {
             lock.unlock();
         }
     }
 
-    /** Bytes that cleaners have freed since {@code garbage} was taken. */
+    /** Bytes of {@code garbage}'s entries that the cleaner has freed so far. */
     public long reclaimedBytesSince(Garbage garbage) {
         lock.lock();
         try {
-            return cleanerFreedBytes - garbage.freedBytesBefore;
+            long bytes = garbage.freedBytes;
+            for (Entry e : garbage.due) {
+                if (e.outcome == FREED) {
+                    bytes += e.bytes;
+                }
+            }
+            return bytes;
         } finally {
             lock.unlock();
         }
     }
 
-    /** A registration: the owner, weakly, and the bytes its cleaning action frees. */
-    public static final class Entry {
-        private final WeakReference<Object> owner;
-        private final long bytes;
+    /** What frees an entry's memory; it is given the entry, to {@linkplain #finished finish} it. */
+    public interface Action {
+        /** Frees the memory of {@code entry} and reports it with {@link #finished}. */
+        void run(Entry entry);
+    }
 
-        private Entry(Object owner, long bytes) {
-            this.owner = new WeakReference<>(owner);
+    /**
+     * A registration: the owner, as a phantom, the bytes its cleaning frees, and the action that
+     * frees them (none for an entry its registrant finishes itself).
+     */
+    public static final class Entry extends PhantomReference<Object> {
+        private static final AtomicIntegerFieldUpdater<Entry> RAN =
+                AtomicIntegerFieldUpdater.newUpdater(Entry.class, "ran");
+
+        private final long bytes;
+        private final @Nullable Action action;
+        private volatile int ran; // 1 once the action has been claimed
+        private int outcome = PENDING; // guarded by the tracker's lock; set when a cleaner finishes it
+
+        private Entry(Object owner, long bytes, @Nullable ReferenceQueue<Object> queue, @Nullable Action action) {
+            super(owner, queue);
             this.bytes = bytes;
+            this.action = action;
+        }
+
+        /** Runs the action unless it has run or is running; whoever calls first (close or cleaner) runs it. */
+        public void clean() {
+            if (action != null && RAN.compareAndSet(this, 0, 1)) { // ReclaimDevices: CleanerStart (when the cleaner claims it)
+                action.run(this);
+            }
         }
     }
 
-    /** What a collection left for the cleaners: a count and its bytes, with the counters at its mark. */
+    /**
+     * What a collection left for the cleaner: its wait set (the entries due when it was taken) and
+     * what the cleaner had finished between the mark and then; for a mark, the counters at the mark.
+     */
     public static final class Garbage {
-        private final long count;
-        private final long bytes;
-        private final long finishedCountBefore;
-        private final long foundFreedCountBefore;
-        private final long freedCountBefore;
-        private final long freedBytesBefore;
+        private final List<Entry> due;
+        private final long dueBytes;
+        // For a mark: the counters then. For a collection's garbage: what finished between its mark and its scan.
+        private final long finishedCount;
+        private final long foundFreedCount;
+        private final long freedCount;
+        private final long freedBytes;
 
-        private Garbage(long count, long bytes, long finishedCountBefore, long foundFreedCountBefore,
-                        long freedCountBefore, long freedBytesBefore) {
-            this.count = count;
-            this.bytes = bytes;
-            this.finishedCountBefore = finishedCountBefore;
-            this.foundFreedCountBefore = foundFreedCountBefore;
-            this.freedCountBefore = freedCountBefore;
-            this.freedBytesBefore = freedBytesBefore;
+        private Garbage(List<Entry> due, long dueBytes, long finished, long foundFreed, long freed, long freedBytes) {
+            this.due = due;
+            this.dueBytes = dueBytes;
+            this.finishedCount = finished;
+            this.foundFreedCount = foundFreed;
+            this.freedCount = freed;
+            this.freedBytes = freedBytes;
         }
 
-        /** Entries the collection found unreachable (freed since the mark, or still due). */
+        /** Entries the collection found unreachable (freed since the mark, or in the wait set). */
         public long count() {
-            return count;
+            return finishedCount + due.size();
         }
 
-        /** Their bytes, as far as known: those still due, and those freed since the mark. */
+        /** Their bytes, as far as known: those of the wait set, and those freed since the mark. */
         public long bytes() {
-            return bytes;
+            return freedBytes + dueBytes;
+        }
+
+        /** Entries of the wait set with {@code outcome}; call under the tracker's lock. */
+        private long dueWith(int outcome) {
+            long n = 0;
+            for (Entry e : due) {
+                if (e.outcome == outcome) {
+                    n++;
+                }
+            }
+            return n;
         }
     }
 }

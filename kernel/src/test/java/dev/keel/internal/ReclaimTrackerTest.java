@@ -4,7 +4,9 @@ import org.junit.jupiter.api.Test;
 
 import java.lang.ref.Reference;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -86,6 +88,65 @@ class ReclaimTrackerTest {
         assertEquals(0, tracker.reclaimedBytesSince(garbage));
         assertEquals(1, tracker.liveCount());
         Reference.reachabilityFence(kept);
+    }
+
+    /**
+     * A round waits for the entries its own collection found due, not for a number of finishes:
+     * garbage that a later collection (another device's, or the JVM's own) makes due, and that the
+     * cleaner frees first, neither ends the wait nor counts as this round's.
+     */
+    @Test
+    void aRoundWaitsForItsWaitSetAndNotForLaterGarbage() throws Exception {
+        ReclaimTracker tracker = new ReclaimTracker();
+        Object later = new Object();
+        ReclaimTracker.Entry laterEntry = tracker.register(later, 1);
+        ReclaimTracker.Entry due = tracker.register(new Object(), 8);
+        ReclaimTracker.Garbage mark = tracker.mark();
+        gcUntilDue(tracker, 1);
+        ReclaimTracker.Garbage garbage = tracker.garbage(mark);
+        assertEquals(1, garbage.count());
+        Reference.reachabilityFence(later); // garbage only after this round's scan
+        later = null;
+        gcUntilDue(tracker, 2);
+        tracker.finished(laterEntry, true); // the cleaner frees the later garbage first
+        long passed = System.nanoTime();
+        assertFalse(tracker.awaitCleaned(garbage, passed), "the wait set's entry is not freed yet");
+        assertEquals(0, tracker.cleanedSince(garbage));
+        assertEquals(0, tracker.reclaimedBytesSince(garbage));
+        tracker.finished(due, true);
+        assertTrue(tracker.awaitCleaned(garbage, passed));
+        assertEquals(8, tracker.reclaimedBytesSince(garbage), "its own entry's bytes, not the later one's");
+    }
+
+    /**
+     * The cleaner thread starts with the first entry that has an action, runs each action once
+     * (whoever claims it first: here the cleaner, then an explicit clean that does nothing), and
+     * ends when asked.
+     */
+    @Test
+    void theCleanerRunsEachActionOnceAndStopsWhenAsked() throws Exception {
+        ReclaimTracker tracker = new ReclaimTracker("once");
+        assertEquals(null, tracker.cleanerThread(), "no thread before an entry with an action");
+        AtomicInteger runs = new AtomicInteger();
+        CountDownLatch ran = new CountDownLatch(1);
+        ReclaimTracker.Entry entry = tracker.register(new Object(), 16, e -> {
+            runs.incrementAndGet();
+            tracker.finished(e, true);
+            ran.countDown();
+        });
+        Thread cleaner = tracker.cleanerThread();
+        assertTrue(cleaner != null && cleaner.getName().equals("keel-cleaner-once"), String.valueOf(cleaner));
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!ran.await(10, TimeUnit.MILLISECONDS)) {
+            assertTrue(System.nanoTime() - deadline < 0, "the cleaner did not run the action within 10 s");
+            System.gc();
+        }
+        entry.clean();
+        assertEquals(1, runs.get(), "an action runs once");
+        assertEquals(0, tracker.liveCount());
+        tracker.stopCleaner();
+        cleaner.join(TimeUnit.SECONDS.toMillis(10));
+        assertFalse(cleaner.isAlive(), "the cleaner ended when asked");
     }
 
     /** Collects until {@code count} registered owners are cleared (bounded: ten seconds). */

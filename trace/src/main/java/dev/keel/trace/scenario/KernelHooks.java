@@ -19,8 +19,12 @@ final class KernelHooks {
     private KernelHooks() {
     }
 
-    /** The real reclaimer with {@code collection} as its collection step (its package-private test constructor). */
-    static GcReclaimer reclaimer(HostLock host, Duration deadline, ReclaimTracker tracker, Runnable collection) {
+    /**
+     * The real reclaimer with {@code collection} as its collection step (its package-private test
+     * constructor); {@code tracker} null: the tracker of the device it serves.
+     */
+    static GcReclaimer reclaimer(HostLock host, Duration deadline, ReclaimTracker tracker,
+                                 Runnable collection) {
         try {
             Constructor<GcReclaimer> hook = GcReclaimer.class.getDeclaredConstructor(
                     HostLock.class, Duration.class, ReclaimTracker.class, Runnable.class);

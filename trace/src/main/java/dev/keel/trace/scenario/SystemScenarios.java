@@ -8,7 +8,6 @@ import dev.keel.GcReclaimer;
 import dev.keel.HostLock;
 import dev.keel.VmmArena;
 import dev.keel.VmmBackend;
-import dev.keel.internal.ReclaimTracker;
 import dev.keel.internal.Trace;
 import java.util.ArrayList;
 import java.util.List;
@@ -205,6 +204,11 @@ final class SystemScenarios {
         }
 
         @Override
+        public DeviceAllocator deviceAllocator() {
+            return device;
+        }
+
+        @Override
         public long reserve(long bytes) {
             return 1L << 20;
         }
@@ -241,7 +245,7 @@ final class SystemScenarios {
         Composition() {
             allocator = DeviceAllocator.builder(UNITS * UNIT)
                     .pressureCallback(KernelHooks.reclaimer(host, GcReclaimer.DEFAULT_CLEANER_DEADLINE,
-                            ReclaimTracker.shared(), garbage::collect))
+                            null, garbage::collect))
                     .name("system").build();
             for (int a = 0; a < 2; a++) {
                 DeviceBackend backend = new DeviceBackend(allocator);
