@@ -118,7 +118,7 @@ public final class DeviceBuffer implements AutoCloseable {
 
         /** Registers {@code buffer} with its device's tracker, this as its action. */
         ReclaimTracker.Entry register(DeviceBuffer buffer, long bytes) {
-            return tracker.register(buffer, bytes, this);
+            return tracker.register(buffer, bytes, va, this);
         }
 
         @Override

@@ -6,6 +6,7 @@ import dev.keel.VmmArena;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Scope;
@@ -32,7 +33,13 @@ import org.openjdk.jmh.annotations.Threads;
  * {@link DeviceBufferScaling} measures the same in a plain loop on fresh threads, which has no
  * JMH harness between the threads. {@link CpuClock} adds each thread's CPU time, which on a shared
  * machine is the steadier figure for one thread and only a lower bound for two (see there).
+ *
+ * <p>The forks touch their whole heap first ({@code -XX:+AlwaysPreTouch}): the buffer allocates
+ * about 140 bytes per operation and the raw pair none, so without it the buffer's figure carries
+ * the page faults of every eden region the collector uses for the first time (one thread's score
+ * went from 240 to 1,100 ns and back at each young collection).
  */
+@Fork(jvmArgs = "-XX:+AlwaysPreTouch") // jvmArgs: the jmh execution and the README replace jvmArgsAppend
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 public class DeviceBufferScalingBenchmark {

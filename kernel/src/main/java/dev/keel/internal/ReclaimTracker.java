@@ -89,7 +89,7 @@ public final class ReclaimTracker {
      * returned entry holds the owner as a phantom.
      */
     public Entry register(Object owner, long bytes) {
-        Entry entry = new Entry(owner, bytes, null, null);
+        Entry entry = new Entry(owner, bytes, System.identityHashCode(owner), null, null);
         live.add(entry);
         return entry;
     }
@@ -98,10 +98,12 @@ public final class ReclaimTracker {
      * Registers memory of {@code bytes} owned by {@code owner} whose {@code action} this
      * tracker's cleaner thread runs once the owner has become unreachable, unless
      * {@link Entry#clean()} ran it first. The action must not reach the owner (that would keep
-     * it reachable for ever) and calls {@link #finished} when it is done.
+     * it reachable for ever) and calls {@link #finished} when it is done. {@code key} spreads the
+     * entries over the live set (a buffer's address): an identity hash would cost a new object
+     * more than the set's add and remove together; entries with the same key stay distinct.
      */
-    public Entry register(Object owner, long bytes, Action action) {
-        Entry entry = new Entry(owner, bytes, queue, action);
+    public Entry register(Object owner, long bytes, long key, Action action) {
+        Entry entry = new Entry(owner, bytes, key, queue, action);
         live.add(entry);
         if (!cleanerRunning.get() && cleanerRunning.compareAndSet(false, true)) {
             startCleaner();
@@ -320,14 +322,28 @@ public final class ReclaimTracker {
                 AtomicIntegerFieldUpdater.newUpdater(Entry.class, "ran");
 
         private final long bytes;
+        private final int hash;
         private final @Nullable Action action;
         private volatile int ran; // 1 once the action has been claimed
         private int outcome = PENDING; // guarded by the tracker's lock; set when a cleaner finishes it
 
-        private Entry(Object owner, long bytes, @Nullable ReferenceQueue<Object> queue, @Nullable Action action) {
+        private Entry(Object owner, long bytes, long key, @Nullable ReferenceQueue<Object> queue,
+                      @Nullable Action action) {
             super(owner, queue);
             this.bytes = bytes;
+            this.hash = (int) ((key * 0x9E3779B97F4A7C15L) >>> 32); // page-aligned addresses differ in high bits only
             this.action = action;
+        }
+
+        /** From the key; equality stays identity. */
+        @Override
+        public int hashCode() {
+            return hash;
+        }
+
+        @Override
+        public boolean equals(@Nullable Object other) {
+            return this == other;
         }
 
         /** Runs the action unless it has run or is running; whoever calls first (close or cleaner) runs it. */

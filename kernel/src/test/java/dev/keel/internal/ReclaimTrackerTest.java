@@ -129,7 +129,7 @@ class ReclaimTrackerTest {
         assertEquals(null, tracker.cleanerThread(), "no thread before an entry with an action");
         AtomicInteger runs = new AtomicInteger();
         CountDownLatch ran = new CountDownLatch(1);
-        ReclaimTracker.Entry entry = tracker.register(new Object(), 16, e -> {
+        ReclaimTracker.Entry entry = tracker.register(new Object(), 16, 1L, e -> {
             runs.incrementAndGet();
             tracker.finished(e, true);
             ran.countDown();
