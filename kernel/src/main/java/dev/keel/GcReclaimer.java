@@ -72,6 +72,14 @@ import org.jspecify.annotations.Nullable;
  * the wait returns, with whether it saw every due cleaner finish: that condition cannot become
  * false again before then, since only this thread, the collector, makes garbage pending.
  *
+ * <p><b>One device.</b> A reclaimer serves the device of the {@link DeviceAllocator} it is given to
+ * (spec {@code ReclaimDevices}): a collection is process-wide and makes every device's garbage
+ * due, but the round waits for the cleanings due on its own device only (the entries its scan of
+ * that device's tracker found, {@code Collect}), on that device's cleaner thread, and counts their
+ * bytes only. So another device's garbage, or its hanging cleaner, neither holds the round up nor
+ * adds to what it reports. A second allocator built with the same reclaimer is refused: its
+ * threads would join collections that wait for the first device's cleaners.
+ *
  * <p>A collection that finds nothing, a JVM with {@code -XX:+DisableExplicitGC}, or cleaners that
  * do not finish before the deadline all just end the wait; the allocator's retry then decides.
  * The round's note, which an out-of-memory error quotes, says which: in particular when
@@ -100,14 +108,14 @@ public final class GcReclaimer implements MemoryPressureCallback {
 
     private final HostLock hostLock;
     private final long cleanerDeadlineNanos;
-    private final boolean trackerFixed; // for tests: the tracker given, whichever device calls
+    private final @Nullable ReclaimTracker fixedTracker; // for tests: this one, whichever device calls
     private final Runnable collector;
 
     private final ReentrantLock flight = new ReentrantLock();
     private final Condition collectionDone = flight.newCondition();
     // Guarded by flight.
-    private @Nullable ReclaimTracker tracker; // the cleanings of the one device served; null until it is known
-    private volatile String device = "no device yet"; // written under flight, read in a round's note
+    private @Nullable ReclaimTracker served; // the cleanings of the one device served; null until known
+    private String servedName = "no device yet";
     private boolean collecting;
     private long collectionsFinished;
     private int waiters;
@@ -148,8 +156,7 @@ public final class GcReclaimer implements MemoryPressureCallback {
             throw new IllegalArgumentException("cleanerDeadline must not be negative: " + cleanerDeadline);
         }
         this.cleanerDeadlineNanos = saturatedNanos(cleanerDeadline);
-        this.trackerFixed = fixed != null;
-        this.tracker = fixed;
+        this.fixedTracker = fixed;
         this.collector = collector;
     }
 
@@ -164,16 +171,16 @@ public final class GcReclaimer implements MemoryPressureCallback {
     void serve(ReclaimTracker deviceTracker, String deviceName) {
         flight.lock();
         try {
-            if (trackerFixed || tracker == deviceTracker) {
+            if (fixedTracker != null || served == deviceTracker) {
                 return;
             }
-            if (tracker != null) {
-                throw new IllegalArgumentException("this GcReclaimer already serves " + device
+            if (served != null) {
+                throw new IllegalArgumentException("this GcReclaimer already serves " + servedName
                         + " and cannot serve " + deviceName + " too: give each DeviceAllocator its own"
                         + " (a round waits for its own device's cleaners only)");
             }
-            tracker = deviceTracker;
-            device = deviceName;
+            served = deviceTracker;
+            servedName = deviceName;
         } finally {
             flight.unlock();
         }
@@ -183,17 +190,17 @@ public final class GcReclaimer implements MemoryPressureCallback {
     public void onPressure(AllocatorLock lock, long requestedBytes) {
         ReclaimTracker deviceTracker = lock.reclaimTracker();
         try {
-            serve(deviceTracker, lock.allocatorName());
+            serve(deviceTracker, lock.allocatorName()); // a callback of its own may delegate here
         } catch (IllegalArgumentException sharedAcrossDevices) {
             throw new IllegalStateException(sharedAcrossDevices.getMessage(), sharedAcrossDevices);
         }
+        ReclaimTracker tracker = fixedTracker != null ? fixedTracker : deviceTracker;
         lock.unlock(); // performs CallbackUnlock (in AllocatorLock.unlock)
         int trace = lock.traceId();
         String outcome;
         try {
             long joined = joinOrBecomeCollector(trace);
-            outcome = joined < 0L ? collect(requestedBytes, trace, trackerFixed ? Objects.requireNonNull(tracker) : deviceTracker)
-                    : awaitCollection(joined, trace);
+            outcome = joined < 0L ? collect(requestedBytes, trace, tracker) : awaitCollection(joined, trace);
         } finally {
             lock.lock(); // performs CallbackRelock (in AllocatorLock.lock)
         }
@@ -332,7 +339,7 @@ public final class GcReclaimer implements MemoryPressureCallback {
         String freed = tracker.cleanedSince(garbage) + " of " + garbage.count() + " unreachable buffers freed ("
                 + reclaimed + " bytes)"
                 + (foundFreed == 0 ? "" : ", " + foundFreed + " already freed by the close of their arena")
-                + (!trackerFixed && garbage.count() == 0 && tracker.liveCount() == 0 ? NO_BUFFERS : "");
+                + (fixedTracker == null && garbage.count() == 0 && tracker.liveCount() == 0 ? NO_BUFFERS : "");
         if (outcome.equals("complete")) {
             return "collected, " + freed;
         }
