@@ -106,7 +106,13 @@ public final class ReclaimTracker {
         Entry entry = new Entry(owner, bytes, key, queue, action);
         live.add(entry);
         if (!cleanerRunning.get() && cleanerRunning.compareAndSet(false, true)) {
-            startCleaner();
+            try {
+                startCleaner();
+            } catch (RuntimeException | Error e) { // no thread (out of memory): the next entry tries again
+                cleanerRunning.set(false);
+                live.remove(entry); // and this one is not left for a round to wait for
+                throw e;
+            }
         }
         return entry;
     }
@@ -175,6 +181,7 @@ public final class ReclaimTracker {
         WeakReference<ReclaimTracker> tracker = new WeakReference<>(this);
         Thread thread = new Thread(null, () -> runCleaner(q, entries, stopped, tracker), cleanerName, 0, false);
         thread.setDaemon(true);
+        thread.setContextClassLoader(null); // it must not keep the class loader of the thread that started it
         cleaner = thread;
         thread.start();
     }
