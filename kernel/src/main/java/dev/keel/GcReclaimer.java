@@ -8,6 +8,7 @@ import dev.keel.internal.Trace;
 import java.lang.ref.WeakReference;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -113,9 +114,10 @@ public final class GcReclaimer implements MemoryPressureCallback {
 
     private final ReentrantLock flight = new ReentrantLock();
     private final Condition collectionDone = flight.newCondition();
+    /** The cleanings of the one device served; null until known. Set once, without a lock (see serve). */
+    private final AtomicReference<@Nullable ReclaimTracker> served = new AtomicReference<>();
+    private volatile String servedName = "no device yet";
     // Guarded by flight.
-    private @Nullable ReclaimTracker served; // the cleanings of the one device served; null until known
-    private String servedName = "no device yet";
     private boolean collecting;
     private long collectionsFinished;
     private int waiters;
@@ -169,20 +171,16 @@ public final class GcReclaimer implements MemoryPressureCallback {
      * @throws IllegalArgumentException if this reclaimer already serves another device
      */
     void serve(ReclaimTracker deviceTracker, String deviceName) {
-        flight.lock();
-        try {
-            if (fixedTracker != null || served == deviceTracker) {
-                return;
-            }
-            if (served != null) {
-                throw new IllegalArgumentException("this GcReclaimer already serves " + servedName
-                        + " and cannot serve " + deviceName + " too: give each DeviceAllocator its own"
-                        + " (a round waits for its own device's cleaners only)");
-            }
-            served = deviceTracker;
+        // No lock: onPressure calls this with the allocator lock held, and takes no other lock there.
+        if (fixedTracker != null || served.get() == deviceTracker) {
+            return;
+        }
+        if (served.compareAndSet(null, deviceTracker)) {
             servedName = deviceName;
-        } finally {
-            flight.unlock();
+        } else if (served.get() != deviceTracker) {
+            throw new IllegalArgumentException("this GcReclaimer already serves " + servedName
+                    + " and cannot serve " + deviceName + " too: give each DeviceAllocator its own"
+                    + " (a round waits for its own device's cleaners only)");
         }
     }
 

@@ -1,5 +1,7 @@
 package dev.keel.jpf;
 
+import java.util.List;
+
 import org.jetbrains.lincheck.Lincheck;
 import org.jetbrains.lincheck.LincheckSettings;
 
@@ -68,6 +70,7 @@ final class DriverRun {
 
     /** Runs {@code driver}, loaded by {@code loader}, for its number of invocations. */
     static Outcome lincheck(ClassLoader loader, Driver driver) {
+        initialiseEventClasses(loader);
         if (driver.isLinearizabilityTest()) {
             Class<?> test = load(loader, driver);
             int perScenario = Math.max(1, driver.invocations() / Driver.SCENARIOS);
@@ -75,6 +78,25 @@ final class DriverRun {
         }
         Runnable scenario = newScenario(loader, driver);
         return timed(() -> Lincheck.runConcurrentTestInternal$lincheck(driver.invocations(), SETTINGS, scenario));
+    }
+
+    /**
+     * Runs the initialisers of the kernel's JFR event classes before any analysis. Run by a
+     * scenario thread, an initialiser is analysed like the kernel's code: an invocation that
+     * Lincheck aborts inside it leaves the class unusable for every later invocation
+     * ({@code NoClassDefFoundError}, so every pressure round fails), and a second thread that waits
+     * for the class's initialisation lock waits where Lincheck cannot see it (a false hang). Seen
+     * with {@code ReclaimEvent} in {@code LockOrderingDriver} once the pressure path's schedule
+     * changed; the classes have nothing to do with what the drivers check.
+     */
+    private static void initialiseEventClasses(ClassLoader loader) {
+        for (String event : List.of("ReclaimEvent", "PressureEvent", "ArenaDrainEvent", "ArenaMallocFailedEvent")) {
+            try {
+                Class.forName("dev.keel.internal." + event, true, loader);
+            } catch (ClassNotFoundException | LinkageError e) {
+                throw new IllegalStateException("cannot initialise dev.keel.internal." + event + ": " + e, e);
+            }
+        }
     }
 
     private static Outcome timed(Runnable run) {
