@@ -184,7 +184,7 @@ class DeviceBufferTest {
     }
 
     /** Collects until every buffer of the device has been freed (bounded). */
-    private static void awaitAllFree(DeviceAllocator device) throws InterruptedException {
+    static void awaitAllFree(DeviceAllocator device) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
         while (device.usedBytes() != 0) {
             if (System.nanoTime() - deadline > 0) {

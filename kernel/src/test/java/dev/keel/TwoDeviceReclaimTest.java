@@ -80,7 +80,7 @@ class TwoDeviceReclaimTest {
                     fail("the fast device's round waited for the slow device's held cleaner");
                 }
                 reclaimedUnderPressure = reclaimer.collections() > collectionsBefore;
-                awaitAllFree(device);
+                DeviceBufferTest.awaitAllFree(device);
             }
             assertTrue(reclaimedUnderPressure, "five rounds, and the JVM's own collections always came first");
             recording.stop();
@@ -116,17 +116,6 @@ class TwoDeviceReclaimTest {
     /** Allocates a buffer and drops it: it is unreachable once this returns. */
     private static void dropOne(VmmArena arena, long size) {
         DeviceBuffer.allocate(arena, size);
-    }
-
-    private static void awaitAllFree(DeviceAllocator device) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-        while (device.usedBytes() != 0) {
-            if (System.nanoTime() - deadline > 0) {
-                fail("garbage buffers were not freed: " + device);
-            }
-            System.gc();
-            Thread.sleep(10);
-        }
     }
 
     /** A backend whose first free says so and then waits for the test: a device whose cleaner hangs. */
