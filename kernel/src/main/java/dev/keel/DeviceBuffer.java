@@ -16,9 +16,9 @@ import org.jspecify.annotations.Nullable;
  * <p><b>Algorithm.</b> Each buffer is an entry of its device's {@link ReclaimTracker} (the
  * tracker of the arena's {@link VmmBackend#deviceAllocator()}, or the arena's own), which holds
  * the buffer as a phantom and queues it for that device's cleaner thread once a collection finds
- * it unreachable. The cleaning action holds the arena, the address and the entry, never the
- * buffer itself (an action that reached the buffer would keep it reachable for ever). It frees
- * the address in the arena, then reports the free to the tracker, which is how
+ * it unreachable. The entry ({@link Cleaning}) holds the arena and the address, never the
+ * buffer itself (an entry that reached the buffer would keep it reachable for ever). Its cleaning
+ * frees the address in the arena, then reports the free to the tracker, which is how
  * {@link GcReclaimer} learns how many frees its collection caused on its device and waits for
  * exactly those (spec {@code LockOrdering}: {@code Collect} makes garbage pending; the cleaner
  * thread performs {@code FinalizerLock} and {@code FinalizerFree} inside the arena's backend when
@@ -26,13 +26,16 @@ import org.jspecify.annotations.Nullable;
  * device's cleanings only).
  *
  * <p><b>Cost.</b> Nothing here is shared between devices, and within a device allocating and
- * closing take no lock: the registration is a phantom reference added to a concurrent set, the
- * close a compare-and-set on the entry and its removal from the set. Two threads on two devices do
- * not meet at all; two threads on one arena meet only in that set and the arena.
+ * closing take no lock: a buffer is two objects (itself and its entry), the registration claims
+ * a slot of the tracker's live set by compare-and-set and the close gives it back by another,
+ * which also decides that this close, and no later one or the cleaner, frees. Two threads on two devices do not meet at all; two threads on
+ * one arena meet only in the arena (and in the live set where their slots share a cache line).
  *
- * <p><b>Invariants.</b> The allocation is freed at most once (the entry's action runs at most
- * once, whoever claims it first: {@link #close()} or the cleaner); the tracker entry finishes
- * after the free, so a waiting collector never counts memory that is not yet free.
+ * <p><b>Invariants.</b> The allocation is freed at most once: by the one {@link #close()} that
+ * takes the entry out of the live set, or by the cleaner, which cleans only an entry still in it
+ * and only once its buffer is unreachable (so no close can come any more). A cleaner's free is
+ * reported to the tracker after it is done, so a waiting collector never counts memory that is
+ * not yet free.
  *
  * <p>A buffer freed by the Cleaner is counted in {@link ArenaStats#freedByCleaner()} and, when
  * the {@link LeakDetector} tracked it, reported once as a leak with its allocation's stack trace.
@@ -44,18 +47,21 @@ import org.jspecify.annotations.Nullable;
 public final class DeviceBuffer implements AutoCloseable {
     private final long va;
     private final long size;
-    private final ReclaimTracker.Entry cleaning;
+    private final Cleaning cleaning;
 
     private DeviceBuffer(VmmArena arena, long va, long size) {
         this.va = va;
         this.size = size;
-        Release release = new Release(arena, va, LeakDetector.track(size));
+        ReclaimTracker tracker = arena.reclaimTracker();
+        Cleaning entry = new Cleaning(this, alignedSize(size, arena.granularity()), tracker, arena, va,
+                LeakDetector.track(size));
         try {
-            this.cleaning = release.register(this, alignedSize(size, arena.granularity()));
+            tracker.register(entry, va);
         } catch (RuntimeException | Error e) {
             arena.freeReporting(va); // nothing is registered: free it here, once
             throw e;
         }
+        this.cleaning = entry;
     }
 
     /**
@@ -85,9 +91,11 @@ public final class DeviceBuffer implements AutoCloseable {
     @Override
     public void close() {
         try {
-            cleaning.clean();
+            if (cleaning.claim()) { // the one close that takes the entry frees; no cleaner will
+                cleaning.arena.freeReporting(va);
+            }
         } finally {
-            // Reachable until the free is done, so the tracker sees an explicit close, not a cleaner free.
+            // Reachable until the free is done: the cleaner never gets a buffer whose close is running.
             Reference.reachabilityFence(this);
         }
     }
@@ -97,38 +105,33 @@ public final class DeviceBuffer implements AutoCloseable {
         return "DeviceBuffer[va=0x" + Long.toHexString(va) + ", size=" + size + "]";
     }
 
+    /** {@code size} rounded up to the power of two {@code granularity}; malloc succeeded, so it fits. */
     private static long alignedSize(long size, long granularity) {
-        long rest = size % granularity; // malloc succeeded, so the rounded size fits in a long
-        return rest == 0 ? size : size + (granularity - rest);
+        return (size + granularity - 1) & -granularity;
     }
 
-    /** The cleaning action: it must not reach the buffer. */
-    private static final class Release implements ReclaimTracker.Action {
+    /** The buffer's tracker entry and its cleaning: it must not reach the buffer. */
+    private static final class Cleaning extends ReclaimTracker.Entry {
         private final VmmArena arena;
         private final long va;
-        private final ReclaimTracker tracker;
         private final LeakDetector.@Nullable AllocationSite site; // null: not tracked for leaks
 
-        Release(VmmArena arena, long va, LeakDetector.@Nullable AllocationSite site) {
+        Cleaning(DeviceBuffer buffer, long bytes, ReclaimTracker tracker, VmmArena arena, long va,
+                 LeakDetector.@Nullable AllocationSite site) {
+            super(buffer, bytes, tracker);
             this.arena = arena;
             this.va = va;
-            this.tracker = arena.reclaimTracker();
             this.site = site;
         }
 
-        /** Registers {@code buffer} with its device's tracker, this as its action. */
-        ReclaimTracker.Entry register(DeviceBuffer buffer, long bytes) {
-            return tracker.register(buffer, bytes, va, this);
-        }
-
         @Override
-        public void run(ReclaimTracker.Entry entry) {
+        protected void free() {
             boolean freed = false;
             boolean byCleaner = false;
             try {
                 freed = arena.freeReporting(va);
             } finally {
-                byCleaner = tracker.finished(entry, freed); // ReclaimDevices: CleanerFree (reported after the free)
+                byCleaner = finished(freed); // ReclaimDevices: CleanerFree (reported after the free)
             }
             if (byCleaner && freed) { // a leak: the buffer became garbage without close()
                 arena.counters().freedByCleaner();

@@ -69,8 +69,10 @@ final class Scenario {
     }
 
     /**
-     * Writes every object reachable from {@code roots} through fields of Keel's own classes (and
-     * the objects those fields hold, JDK ones included, without looking inside them) to a static
+     * Writes every object reachable from {@code roots} through fields that Keel's own classes
+     * declare (and the objects those fields hold, JDK ones included, without looking inside them;
+     * nor into the fields a Keel class inherits from a JDK class, such as a cleaning entry's
+     * {@code Reference.referent}, which the JDK's module boundary closes) to a static
      * volatile field, one after another, so that Lincheck sees them as shared. Objects the threads
      * create later are shared as soon as they are stored into one of these.
      */
@@ -86,7 +88,7 @@ final class Scenario {
             if (!o.getClass().getName().startsWith("dev.keel.")) {
                 continue;
             }
-            for (Class<?> c = o.getClass(); c != null && c != Object.class; c = c.getSuperclass()) {
+            for (Class<?> c = o.getClass(); c != null && c.getName().startsWith("dev.keel."); c = c.getSuperclass()) {
                 for (Field f : c.getDeclaredFields()) {
                     if (f.getType().isPrimitive() || Modifier.isStatic(f.getModifiers())) {
                         continue;

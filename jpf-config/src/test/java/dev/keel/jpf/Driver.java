@@ -22,6 +22,7 @@ enum Driver {
     ACTIVATION_RACE("ActivationRaceDriver", 100),
     CLOSING_FREE("ClosingFreeDriver", 100),
     HOST_CLOSE("HostCloseDriver", 100),
+    CLEANING("CleaningDriver", 100),
     ARENA_LINEARIZABILITY("ArenaLinearizability", 1000);
 
     /** Scenarios the linearizability test generates; its invocations are shared among them. */

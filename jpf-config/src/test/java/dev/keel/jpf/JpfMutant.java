@@ -29,6 +29,8 @@ enum JpfMutant {
     BLIND_GIVE_BACK(KernelMutant.BLIND_GIVE_BACK, Expect.CHECK_FAILS),
     SECOND_CLOSE_RETURNS(KernelMutant.SECOND_CLOSE_RETURNS, Expect.CHECK_FAILS),
     ACTIVATION_NOT_ATOMIC(KernelMutant.ACTIVATION_NOT_ATOMIC, Expect.CHECK_FAILS),
+    SHARED_TRACKER(KernelMutant.SHARED_TRACKER, Expect.CHECK_FAILS),
+    CLEANER_REMOVES_UNLOCKED(KernelMutant.CLEANER_REMOVES_UNLOCKED, Expect.CHECK_FAILS),
     // Two collectors at once both write the reclaimer's canary, a plain field that single flight
     // gives to one thread at a time: the race detector stops JPF there, before the driver's check.
     NO_SINGLE_FLIGHT(KernelMutant.NO_SINGLE_FLIGHT, Expect.RACE),

@@ -8,8 +8,9 @@ import java.util.List;
  * list; (8) to (10) give the remaining drivers a bug of their own, so that every driver but
  * {@code ActiveArenaDriver} is shown able to fail (that one is, under JPF: {@link JpfMutant}'s
  * (11)); (12) and (13) are the kernel before it fixed what spec {@code KeelSystem} found (its
- * mutants {@code ClosingFreeNoop} and {@code HostCloseHolds}); the last runs (5) through the
- * linearizability test, to show that it can fail. Every one is in the gate.
+ * mutants {@code ClosingFreeNoop} and {@code HostCloseHolds}); (14) and (15) are the cleaning
+ * path's, one across devices (spec {@code ReclaimDevices}' mutant {@code SharedTracker}) and one
+ * inside a device; the last runs (5) through the linearizability test, to show that it can fail. Every one is in the gate.
  *
  * <p>Not here: the weakening of the in-flight guard that only a weaker memory model than
  * sequential consistency can show (a lease taken by a release store instead of a compare-and-set).
@@ -106,6 +107,19 @@ enum KernelMutant {
                         return false;
                     }
                     """, "if (true) { // MUTANT: close keeps the host lock\n return false;\n }\n")),
+
+    SHARED_TRACKER("(14) one tracker and one cleaner for every device (the design before per-device cleaning)",
+            Driver.CLEANING, Expect.CHECK_FAILS,
+            KernelTestMutantTest.Mutant.SHARED_TRACKER.patches.toArray(new Patch[0])),
+
+    CLEANER_REMOVES_UNLOCKED("(15) a cleaner's entry leaves the live set before the tracker's lock is taken",
+            Driver.CLEANING, Expect.CHECK_FAILS,
+            new Patch("dev/keel/internal/ReclaimTracker.java", """
+                    lock.lock();
+                    try {
+                        if (!live.remove(entry)) {
+                    """, "boolean removed = live.remove(entry); // MUTANT: outside the lock\n"
+                    + "lock.lock();\ntry {\nif (!removed) {\n")),
 
         PLAIN_BUMP_LINEARIZABILITY("(5) plain read-then-write bump, in the linearizability test", Driver.ARENA_LINEARIZABILITY,
             Expect.CHECK_FAILS, PLAIN_BUMP.patches().toArray(new Patch[0]));

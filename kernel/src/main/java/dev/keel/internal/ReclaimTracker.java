@@ -4,12 +4,8 @@ import java.lang.ref.PhantomReference;
 import java.lang.ref.Reference;
 import java.lang.ref.ReferenceQueue;
 import java.lang.ref.WeakReference;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -18,8 +14,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * One device's cleaning of garbage buffers, and what lets a garbage-collecting pressure callback
  * wait for exactly the cleanings its collection made due on that device. Every device buffer is
- * registered here with a phantom reference to its owner and the action that frees its memory;
- * the action reports here when it has run. Each device has its own tracker, so nothing here is
+ * registered here as an {@link Entry}: a phantom reference to its owner that knows how to free
+ * the owner's memory, and reports here when it has. Each device has its own tracker, so nothing here is
  * shared between devices: not the lock, not the queue, not the cleaner thread that a device
  * whose frees are slow keeps busy.
  *
@@ -38,14 +34,16 @@ import org.jspecify.annotations.Nullable;
  * else (the close of its arena drained the record); only the first kind counts as freed, with
  * its bytes.
  *
- * <p>Cost. Registering and an explicit close touch only a concurrent set (no lock), so threads
- * that allocate and close buffers of one device do not queue behind each other here; the lock is
- * taken by the cleaner thread when it finishes an entry and by the pressure callback. The cleaner
- * thread starts with the first entry that has an action and ends once the tracker is unreachable
- * and every entry has finished; it holds the tracker itself only weakly.
+ * <p>Cost. Registering and an explicit close take no lock: a registration claims a slot of the
+ * live set ({@link LiveEntries}) by one compare-and-set and a close gives it back by another
+ * ({@link Entry#claim()}), so threads that allocate and close buffers of one device do not
+ * queue behind each other here. The lock is taken by the cleaner thread when it finishes an entry
+ * and by the pressure callback. The cleaner thread starts with the first entry that frees memory
+ * and ends once the tracker is unreachable and every entry has finished; it holds the tracker
+ * itself only weakly.
  *
  * <p>Invariants: {@code live} holds every registered entry that has not finished; each entry's
- * action runs at most once and each entry finishes at most once; the cleaner counters only grow
+ * free runs at most once and each entry finishes at most once; the cleaner counters only grow
  * (guarded by {@code lock}, which is held only for bookkeeping, never while taking any other
  * lock, so it cannot take part in a deadlock with the allocator or host locks). An entry whose
  * owner is cleared leaves {@code live} only under the lock, so a count under the lock sees it
@@ -61,7 +59,7 @@ public final class ReclaimTracker {
 
     private final String cleanerName;
     private final ReferenceQueue<Object> queue = new ReferenceQueue<>();
-    private final Set<Entry> live = ConcurrentHashMap.newKeySet();
+    private final LiveEntries live = new LiveEntries();
     private final AtomicBoolean cleanerRunning = new AtomicBoolean();
     private final AtomicBoolean cleanerStopped = new AtomicBoolean();
     private volatile @Nullable Thread cleaner;
@@ -86,25 +84,33 @@ public final class ReclaimTracker {
 
     /**
      * Registers memory of {@code bytes} owned by {@code owner}, to be finished by the caller; the
-     * returned entry holds the owner as a phantom.
+     * returned entry holds the owner as a phantom and frees nothing itself.
      */
     public Entry register(Object owner, long bytes) {
-        Entry entry = new Entry(owner, bytes, System.identityHashCode(owner), null, null);
-        live.add(entry);
+        Entry entry = new Entry(owner, bytes, this, null) {
+            @Override
+            protected void free() {
+                // its registrant finishes it
+            }
+        };
+        live.add(entry, System.identityHashCode(owner));
         return entry;
     }
 
     /**
-     * Registers memory of {@code bytes} owned by {@code owner} whose {@code action} this
-     * tracker's cleaner thread runs once the owner has become unreachable, unless
-     * {@link Entry#clean()} ran it first. The action must not reach the owner (that would keep
-     * it reachable for ever) and calls {@link #finished} when it is done. {@code key} spreads the
-     * entries over the live set (a buffer's address): an identity hash would cost a new object
-     * more than the set's add and remove together; entries with the same key stay distinct.
+     * Registers {@code entry}, constructed for this tracker, whose {@link Entry#free()} this
+     * tracker's cleaner thread runs once the owner has become unreachable, unless the owner's
+     * close {@linkplain Entry#claim() claimed} it first. {@code key} spreads the entries over the live set (a
+     * buffer's address): an identity hash would cost a new object more than the set's add and
+     * remove together; entries with the same key stay distinct.
+     *
+     * @throws IllegalArgumentException if {@code entry} was constructed for another tracker
      */
-    public Entry register(Object owner, long bytes, long key, Action action) {
-        Entry entry = new Entry(owner, bytes, key, queue, action);
-        live.add(entry);
+    public void register(Entry entry, long key) {
+        if (entry.tracker != this) {
+            throw new IllegalArgumentException("an entry of another tracker");
+        }
+        live.add(entry, key);
         if (!cleanerRunning.get() && cleanerRunning.compareAndSet(false, true)) {
             try {
                 startCleaner();
@@ -114,7 +120,6 @@ public final class ReclaimTracker {
                 throw e;
             }
         }
-        return entry;
     }
 
     /**
@@ -170,13 +175,13 @@ public final class ReclaimTracker {
     }
 
     /**
-     * Starts the cleaner thread. It holds this tracker only weakly: every entry with an action
-     * reaches the tracker through its action, so the tracker becomes unreachable only once none is
-     * left, and then no entry can be registered again and the thread may end.
+     * Starts the cleaner thread. It holds this tracker only weakly: every live entry reaches its
+     * tracker, so the tracker becomes unreachable only once no entry is left (and nobody else holds
+     * it), and then no entry can be registered again and the thread may end.
      */
     private void startCleaner() {
         ReferenceQueue<Object> q = queue;
-        Set<Entry> entries = live;
+        LiveEntries entries = live;
         AtomicBoolean stopped = cleanerStopped;
         WeakReference<ReclaimTracker> tracker = new WeakReference<>(this);
         Thread thread = new Thread(null, () -> runCleaner(q, entries, stopped, tracker), cleanerName, 0, false);
@@ -186,9 +191,9 @@ public final class ReclaimTracker {
         thread.start();
     }
 
-    private static void runCleaner(ReferenceQueue<Object> queue, Set<Entry> entries, AtomicBoolean stopped,
+    private static void runCleaner(ReferenceQueue<Object> queue, LiveEntries entries, AtomicBoolean stopped,
                                    WeakReference<ReclaimTracker> tracker) {
-        while (!stopped.get() && !(tracker.refersTo(null) && entries.isEmpty())) {
+        while (!stopped.get() && !(tracker.refersTo(null) && entries.size() == 0)) {
             try {
                 Reference<?> due = queue.remove(IDLE_MILLIS);
                 if (due != null) {
@@ -197,12 +202,12 @@ public final class ReclaimTracker {
             } catch (InterruptedException e) {
                 // Only stopCleaner interrupts it on purpose; the loop's condition decides.
             } catch (RuntimeException | Error e) {
-                // An action's failure is its arena's to report (ArenaErrorHandler); the cleaner goes on.
+                // A free's failure is its arena's to report (ArenaErrorHandler); the cleaner goes on.
             }
         }
     }
 
-    /** The number of registered entries not yet finished. */
+    /** The number of registered entries not yet finished (a scan of the live set). */
     public int liveCount() {
         return live.size();
     }
@@ -233,13 +238,10 @@ public final class ReclaimTracker {
     public Garbage garbage(Garbage mark) {
         lock.lock();
         try {
-            List<Entry> due = new ArrayList<>();
+            List<Entry> due = live.cleared();
             long dueBytes = 0L;
-            for (Entry e : live) {
-                if (e.refersTo(null)) {
-                    due.add(e);
-                    dueBytes += e.bytes;
-                }
+            for (Entry e : due) {
+                dueBytes += e.bytes;
             }
             return new Garbage(due, dueBytes, cleanerFinishedCount - mark.finishedCount,
                     cleanerFoundFreedCount - mark.foundFreedCount, cleanerFreedCount - mark.freedCount,
@@ -314,49 +316,61 @@ public final class ReclaimTracker {
         }
     }
 
-    /** What frees an entry's memory; it is given the entry, to {@linkplain #finished finish} it. */
-    public interface Action {
-        /** Frees the memory of {@code entry} and reports it with {@link #finished}. */
-        void run(Entry entry);
-    }
-
     /**
-     * A registration: the owner, as a phantom, the bytes its cleaning frees, and the action that
-     * frees them (none for an entry its registrant finishes itself).
+     * A registration: the owner, as a phantom, the bytes its cleaning frees, and (in a subclass)
+     * how to free them. The subclass must not reach the owner (that would keep it reachable for
+     * ever); its {@link #free()} reports with {@link #finished(boolean)} when it is done.
+     *
+     * <p>Who frees. Either the owner's explicit close, which first {@linkplain #claim() claims}
+     * the entry, or the cleaner, which {@linkplain #clean() cleans} an entry still live once the
+     * collection queued it; never both. The claim is the compare-and-set that takes the entry out
+     * of the live set, so of two closes only one frees. A close and the cleaner never meet on one
+     * entry: the cleaner gets it only once its owner is unreachable, when no close can be called
+     * any more, and a close keeps its owner reachable until its free is done.
      */
-    public static final class Entry extends PhantomReference<Object> {
-        private static final AtomicIntegerFieldUpdater<Entry> RAN =
-                AtomicIntegerFieldUpdater.newUpdater(Entry.class, "ran");
-
+    public abstract static class Entry extends PhantomReference<Object> {
         private final long bytes;
-        private final int hash;
-        private final @Nullable Action action;
-        private volatile int ran; // 1 once the action has been claimed
+        private final ReclaimTracker tracker;
         private int outcome = PENDING; // guarded by the tracker's lock; set when a cleaner finishes it
+        // Where the live set holds it: written once by LiveEntries.add, read by LiveEntries.remove.
+        LiveEntries.@Nullable Table table;
+        int slot;
 
-        private Entry(Object owner, long bytes, long key, @Nullable ReferenceQueue<Object> queue,
-                      @Nullable Action action) {
+        /** An entry of {@code bytes} owned by {@code owner}, for {@code tracker}'s cleaner to free. */
+        protected Entry(Object owner, long bytes, ReclaimTracker tracker) {
+            this(owner, bytes, tracker, tracker.queue);
+        }
+
+        private Entry(Object owner, long bytes, ReclaimTracker tracker, @Nullable ReferenceQueue<Object> queue) {
             super(owner, queue);
             this.bytes = bytes;
-            this.hash = (int) ((key * 0x9E3779B97F4A7C15L) >>> 32); // page-aligned addresses differ in high bits only
-            this.action = action;
+            this.tracker = tracker;
         }
 
-        /** From the key; equality stays identity. */
-        @Override
-        public int hashCode() {
-            return hash;
+        /** Frees the owner's memory and reports it with {@link #finished(boolean)}. */
+        protected abstract void free();
+
+        /** {@link ReclaimTracker#finished} of this entry, for its {@link #free()}. */
+        protected final boolean finished(boolean freed) {
+            return tracker.finished(this, freed);
         }
 
-        @Override
-        public boolean equals(@Nullable Object other) {
-            return this == other;
+        /**
+         * For the owner's explicit close: takes the entry out of the live set, and returns whether
+         * this call did (the caller then frees the memory itself; the entry is finished, as no
+         * cleaner's); false if it was closed or cleaned already.
+         */
+        public final boolean claim() {
+            return tracker.live.remove(this);
         }
 
-        /** Runs the action unless it has run or is running; whoever calls first (close or cleaner) runs it. */
-        public void clean() {
-            if (action != null && RAN.compareAndSet(this, 0, 1)) { // ReclaimDevices: CleanerStart (when the cleaner claims it)
-                action.run(this);
+        /**
+         * For the cleaner, once the collection has queued the entry: runs {@link #free()} unless
+         * the entry is finished already (its owner was closed before it became unreachable).
+         */
+        public final void clean() {
+            if (tracker.live.contains(this)) { // ReclaimDevices: CleanerStart
+                free();
             }
         }
     }

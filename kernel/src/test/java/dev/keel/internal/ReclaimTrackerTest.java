@@ -119,30 +119,35 @@ class ReclaimTrackerTest {
     }
 
     /**
-     * The cleaner thread starts with the first entry that has an action, runs each action once
-     * (whoever claims it first: here the cleaner, then an explicit clean that does nothing), and
-     * ends when asked.
+     * The cleaner thread starts with the first entry that frees memory, runs each entry's free once
+     * (here the cleaner's; a close and a second cleaning afterwards do nothing), and ends when
+     * asked.
      */
     @Test
-    void theCleanerRunsEachActionOnceAndStopsWhenAsked() throws Exception {
+    void theCleanerRunsEachFreeOnceAndStopsWhenAsked() throws Exception {
         ReclaimTracker tracker = new ReclaimTracker("once");
-        assertEquals(null, tracker.cleanerThread(), "no thread before an entry with an action");
+        assertEquals(null, tracker.cleanerThread(), "no thread before an entry that frees memory");
         AtomicInteger runs = new AtomicInteger();
         CountDownLatch ran = new CountDownLatch(1);
-        ReclaimTracker.Entry entry = tracker.register(new Object(), 16, 1L, e -> {
-            runs.incrementAndGet();
-            tracker.finished(e, true);
-            ran.countDown();
-        });
+        ReclaimTracker.Entry entry = new ReclaimTracker.Entry(new Object(), 16, tracker) {
+            @Override
+            protected void free() {
+                runs.incrementAndGet();
+                finished(true);
+                ran.countDown();
+            }
+        };
+        tracker.register(entry, 1L);
         Thread cleaner = tracker.cleanerThread();
         assertTrue(cleaner != null && cleaner.getName().equals("keel-cleaner-once"), String.valueOf(cleaner));
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (!ran.await(10, TimeUnit.MILLISECONDS)) {
-            assertTrue(System.nanoTime() - deadline < 0, "the cleaner did not run the action within 10 s");
+            assertTrue(System.nanoTime() - deadline < 0, "the cleaner did not run the free within 10 s");
             System.gc();
         }
+        assertFalse(entry.claim(), "a close after the cleaner finds nothing to free");
         entry.clean();
-        assertEquals(1, runs.get(), "an action runs once");
+        assertEquals(1, runs.get(), "a free runs once");
         assertEquals(0, tracker.liveCount());
         tracker.stopCleaner();
         cleaner.join(TimeUnit.SECONDS.toMillis(10));

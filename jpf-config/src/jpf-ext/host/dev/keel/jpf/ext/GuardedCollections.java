@@ -20,20 +20,19 @@ import java.util.Map;
  * checked instead of assumed: at every access of a field of an instance of those classes made on
  * behalf of kernel code, the nearest kernel frame on the
  * stack must belong to a class that owns such collections and the thread must hold that object's
- * lock ({@code DeviceAllocator.mutex}, {@code ReclaimTracker.lock}: the owner thread of the
- * {@code ReentrantLock}'s synchronizer). Anything else stops the search with the access.
+ * lock ({@code DeviceAllocator.mutex}: the owner thread of the {@code ReentrantLock}'s
+ * synchronizer; {@code ReclaimTracker} keeps its live set in atomic arrays, not in collections). Anything else stops the search with the access.
  *
- * <p>Accesses with no kernel frame on the stack (the drivers' own, the JDK's) and accesses made
- * while a constructor of the owning class runs (its object is not yet published) are not checked.
+ * <p>Accesses with no kernel frame on the stack (the drivers' own, the JDK's), accesses made
+ * while a constructor of the owning class runs (its object is not yet published) and accesses
+ * inside a class initialiser (one thread, under the class's initialisation lock) are not checked.
  */
 public final class GuardedCollections extends PropertyListenerAdapter {
 
     private static final List<String> COLLECTIONS = List.of("java.util.HashMap", "java.util.HashSet",
             "java.util.TreeMap", "java.util.TreeSet");
     /** Kernel classes that keep JDK collections, and the field of their lock. */
-    private static final Map<String, String> GUARDS = Map.of(
-            "dev.keel.DeviceAllocator", "mutex",
-            "dev.keel.internal.ReclaimTracker", "lock");
+    private static final Map<String, String> GUARDS = Map.of("dev.keel.DeviceAllocator", "mutex");
 
     private String violation;
 
@@ -46,7 +45,7 @@ public final class GuardedCollections extends PropertyListenerAdapter {
             return;
         }
         ElementInfo target = access.getLastElementInfo();
-        if (target == null || !isCollection(target.getClassInfo().getName()) || inConstructor(ti)) {
+        if (target == null || !isCollection(target.getClassInfo().getName()) || inConstructor(ti) || inClassInit(ti)) {
             return;
         }
         for (StackFrame frame = ti.getTopFrame(); frame != null; frame = frame.getPrevious()) {
@@ -96,7 +95,21 @@ public final class GuardedCollections extends PropertyListenerAdapter {
         return false;
     }
 
-    private static boolean isCollection(String cls) {
+    /**
+     * Whether a class initialiser is running on {@code ti}: the JVM runs each on one thread under
+     * the class's initialisation lock, so what it touches is not yet shared (the JDK's own
+     * collections, when a kernel class's initialiser first uses {@code Locale}).
+     */
+    private static boolean inClassInit(ThreadInfo ti) {
+        for (StackFrame frame = ti.getTopFrame(); frame != null; frame = frame.getPrevious()) {
+            if (frame.getMethodInfo().isClinit()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+        private static boolean isCollection(String cls) {
         for (String c : COLLECTIONS) {
             if (cls.equals(c) || cls.startsWith(c + "$")) {
                 return true;

@@ -1,0 +1,134 @@
+package dev.keel.jpf;
+
+import dev.keel.DeviceBuffer;
+import dev.keel.VmmArena;
+import dev.keel.internal.ReclaimTracker;
+import java.lang.ref.Reference;
+import java.lang.reflect.Field;
+import java.lang.reflect.Method;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * The cleaning path of {@link DeviceBuffer} on two devices (spec {@code ReclaimDevices}:
+ * {@code WaitSetOwnDevice}, {@code ReclaimedOwnDevice}, {@code FreedOnce}): each device's cleaner
+ * frees its own garbage once, a pressure round on one device counts that device's garbage and
+ * nothing else, and entries registered and finished meanwhile in the same live set are neither
+ * lost nor counted.
+ *
+ * <p>Scenario: two arenas, each over its own {@link CheckingBackend} and so each a device with its
+ * own tracker. The main thread allocates on device 1 a buffer {@code g1} of {@code G} bytes, on
+ * device 2 a buffer {@code g2} of {@code 2G}; it takes device 1's mark, then
+ * does what a collection does to unreachable buffers: it clears the phantoms of {@code g1} and
+ * {@code g2} (a collection is process-wide, so both devices' garbage is due at once), and cleans
+ * {@code g2} as device 2's cleaner thread would (before the threads start: a third thread in the
+ * free path took JPF's search past ten minutes). The buffers stay reachable from the driver, so no
+ * real collection takes part. Threads: {@code clean1} cleans {@code g1} as device 1's cleaner
+ * thread cleans what its queue hands it; {@code round1} takes device 1's garbage since the mark,
+ * as a pressure round does right after its collection; {@code user1} registers an entry on device
+ * 1 and finishes it, as an
+ * owner that is still reachable (a slot claimed and given back in the live set while the cleaner
+ * finishes and the round scans; a plain entry, not a buffer, so that JPF's search stays within
+ * minutes). At the end: the round found exactly {@code g1} (one entry of {@code G} bytes)
+ * and, once the threads are done, counts {@code g1}'s free and its bytes; no entry is left live
+ * on either device; after both arenas close, every grant of both backends was released exactly
+ * once.
+ *
+ * <p>Catches: one tracker for every device (the round counts {@code g2}'s free since the mark,
+ * or finds {@code g2} due if its cleaning has not finished), and a cleaner that
+ * takes its entry out of the live set before it takes the tracker's lock to count it (a round
+ * that scans in between sees the entry neither due nor finished: it would not wait for it).
+ *
+ * <p>The buffer's entry, the arena's tracker and the tracker's cleaner flag are reached by
+ * reflection (the class path lets this module do so): the driver stands in for the collector and
+ * the cleaner threads, which no model checker here runs.
+ */
+public final class CleaningDriver implements Runnable {
+
+    static final long G = 4096;
+
+    public static void main(String[] args) {
+        Scenario.runAsProgram(new CleaningDriver());
+    }
+
+    /** Runs the scenario once; throws {@link AssertionError} if a property fails. */
+    @Override
+    public void run() {
+        CheckingBackend backend1 = new CheckingBackend(G, 0x100_0000L, 0);
+        CheckingBackend backend2 = new CheckingBackend(G, 0x200_0000L, 0);
+        VmmArena arena1 = VmmArena.open(backend1, 16 * G);
+        VmmArena arena2 = VmmArena.open(backend2, 16 * G);
+        ReclaimTracker tracker1 = trackerOf(arena1);
+        ReclaimTracker tracker2 = trackerOf(arena2);
+        driveCleaning(tracker1); // the driver cleans, as the devices' cleaner threads would
+        driveCleaning(tracker2);
+        DeviceBuffer g1 = DeviceBuffer.allocate(arena1, G);
+        DeviceBuffer g2 = DeviceBuffer.allocate(arena2, 2 * G);
+        ReclaimTracker.Entry garbage1 = entryOf(g1);
+        ReclaimTracker.Entry garbage2 = entryOf(g2);
+        ReclaimTracker.Garbage mark1 = tracker1.mark();
+        garbage1.clear(); // the collection: both devices' garbage is due at once
+        garbage2.clear();
+        garbage2.clean(); // device 2's cleaner
+        ReclaimTracker.Garbage[] round = new ReclaimTracker.Garbage[1];
+        new Scenario("cleaning")
+                .sharing(arena1, arena2, tracker1, tracker2, garbage1, garbage2, round)
+                .thread("clean1", garbage1::clean)
+                .thread("round1", () -> round[0] = tracker1.garbage(mark1))
+                .thread("user1", () -> {
+                    Object owner = new Object();
+                    tracker1.finished(tracker1.register(owner, G), true);
+                    Reference.reachabilityFence(owner); // reachable: an explicit close, no cleaner's
+                })
+                .runAll();
+
+        ReclaimTracker.Garbage found = round[0];
+        Scenario.check(found.count() == 1 && found.bytes() == G, "device 1's round found " + found.count()
+                + " entries of " + found.bytes() + " bytes, expected g1 alone (1 of " + G + ")");
+        Scenario.check(tracker1.cleanedSince(found) == 1 && tracker1.reclaimedBytesSince(found) == G,
+                "device 1's round counts " + tracker1.cleanedSince(found) + " frees of "
+                        + tracker1.reclaimedBytesSince(found) + " bytes, expected 1 of " + G);
+        Scenario.check(tracker1.liveCount() == 0 && tracker2.liveCount() == 0,
+                "entries left live: " + tracker1.liveCount() + " on device 1, " + tracker2.liveCount() + " on device 2");
+        arena1.close();
+        arena2.close();
+        backend1.checkEveryGrantReleasedOnce();
+        backend2.checkEveryGrantReleasedOnce();
+        Reference.reachabilityFence(g1); // the driver, not a collection, decided that they were garbage
+        Reference.reachabilityFence(g2);
+    }
+
+    private static ReclaimTracker trackerOf(VmmArena arena) {
+        try {
+            Method m = VmmArena.class.getDeclaredMethod("reclaimTracker");
+            m.setAccessible(true);
+            return (ReclaimTracker) m.invoke(arena);
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException("VmmArena.reclaimTracker() is gone: " + e, e);
+        }
+    }
+
+    /**
+     * Marks {@code tracker}'s cleaner as started, so that its first entry starts no thread: the
+     * driver's own threads clean, as the cleaner thread would (whose wait on its queue, with a
+     * timeout, no model checker here can end).
+     */
+    private static void driveCleaning(ReclaimTracker tracker) {
+        try {
+            Field f = ReclaimTracker.class.getDeclaredField("cleanerRunning");
+            f.setAccessible(true);
+            ((AtomicBoolean) f.get(tracker)).set(true);
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException("ReclaimTracker.cleanerRunning is gone: " + e, e);
+        }
+    }
+
+    private static ReclaimTracker.Entry entryOf(DeviceBuffer buffer) {
+        try {
+            Field f = DeviceBuffer.class.getDeclaredField("cleaning");
+            f.setAccessible(true);
+            return (ReclaimTracker.Entry) f.get(buffer);
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException("DeviceBuffer.cleaning is gone: " + e, e);
+        }
+    }
+}
