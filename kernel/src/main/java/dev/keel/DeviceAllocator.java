@@ -12,6 +12,7 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.Comparator;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongUnaryOperator;
 import java.util.concurrent.locks.ReentrantLock;
 
 import org.jspecify.annotations.Nullable;
@@ -156,6 +157,36 @@ public final class DeviceAllocator {
      * @throws DeviceOutOfMemoryException  if the memory is not there after the retries the policy allows
      */
     public long allocate(long size) {
+        return allocateMapped(size, null);
+    }
+
+    /**
+     * Allocates {@code size} bytes and maps them with {@code mapping}, which gets the new block's
+     * handle; returns what {@code mapping} returned. Each try of the pressure path is then the
+     * block and its mapping together: a mapping that throws {@link BackendOutOfMemoryException}
+     * (the device itself has no memory, whatever this allocator's capacity says) gives the block
+     * back and counts as a failed try, so a pressure round runs and the block is taken and mapped
+     * again; the {@link DeviceOutOfMemoryException} that ends the path has the last refusal as
+     * its cause. Any other exception from {@code mapping} gives the block back and passes through.
+     * This is how a {@link CapacityLimitedBackend} puts a real device under the pressure path.
+     *
+     * <p>{@code mapping} runs with the allocator lock held, as part of spec {@code LockOrdering}'s
+     * {@code AllocTry}: it must not wait for anything a cleaner or a host-lock holder does (it
+     * may block in the device's driver or the operating system), and a free of this allocator
+     * waits for it.
+     *
+     * @throws IllegalArgumentException    if {@code size} is not positive
+     * @throws NullPointerException        if {@code mapping} is null
+     * @throws IllegalStateException       as for {@link #allocate(long)}
+     * @throws DeviceOutOfMemoryException  if the block or its mapping is not there after the
+     *                                     retries the policy allows
+     */
+    public long allocate(long size, LongUnaryOperator mapping) {
+        return allocateMapped(size, Objects.requireNonNull(mapping, "mapping"));
+    }
+
+    /** Both {@code allocate}s; a null {@code mapping} returns the block's handle itself. */
+    private long allocateMapped(long size, @Nullable LongUnaryOperator mapping) {
         if (size <= 0) {
             throw new IllegalArgumentException("size must be positive: " + size);
         }
@@ -168,33 +199,34 @@ public final class DeviceAllocator {
         int attempts = 0;
         String outcome = null;
         String lastNote = null; // what the last callback said about its round
+        Try attempt = new Try();
         mutex.lock(); // LockOrdering: AllocLock
         try {
             if (Trace.ON) {
                 Trace.record(traceId, "AllocLock", "size", size);
             }
             while (true) {
-                long handle = regions.take(size); // LockOrdering: AllocTry
+                tryOnce(size, mapping, attempt); // LockOrdering: AllocTry
                 attempts++;
                 if (Trace.ON) {
-                    Trace.record(traceId, "AllocTry", "handle", handle);
+                    Trace.record(traceId, "AllocTry", "handle", attempt.handle);
                 }
-                if (handle != NO_BLOCK) {
+                if (attempt.handle != NO_BLOCK) {
                     outcome = "allocated";
-                    return handle;
+                    return attempt.mapped;
                 }
                 if (event == null && Jfr.AVAILABLE) {
                     event = new PressureEvent();
                     event.begin();
                 }
-                String stop = reasonToStop(size, attempts);
+                String stop = reasonToStop(size, attempts, attempt.refusal);
                 if (stop != null) {
                     outcome = "out of memory";
                     String why = stop.isEmpty() && lastNote != null ? "last pressure round: " + lastNote : stop;
                     if (Trace.ON) {
                         Trace.record(traceId, "OutOfMemory");
                     }
-                    throw outOfMemory(size, reclaimed, attempts, why); // LockOrdering: OutOfMemory
+                    throw outOfMemory(size, reclaimed, attempts, why, attempt.refusal); // LockOrdering: OutOfMemory
                 }
                 long freedBefore = bytesFreedTotal;
                 countPressureRound();
@@ -302,13 +334,46 @@ public final class DeviceAllocator {
 
     // ---- pressure path: entered and left with the lock held, except after a callback that failed to re-lock
 
+    /**
+     * One {@code AllocTry}: a block of the regions, then its mapping. A refused mapping gives the
+     * block back; as far as the pressure path can tell, the try found no memory.
+     */
+    private void tryOnce(long size, @Nullable LongUnaryOperator mapping, Try attempt) {
+        attempt.handle = regions.take(size);
+        attempt.refusal = null;
+        if (attempt.handle == NO_BLOCK || mapping == null) {
+            attempt.mapped = attempt.handle;
+            return;
+        }
+        try {
+            attempt.mapped = mapping.applyAsLong(attempt.handle);
+        } catch (BackendOutOfMemoryException refused) {
+            regions.untake(attempt.handle);
+            attempt.handle = NO_BLOCK;
+            attempt.refusal = refused;
+        } catch (RuntimeException | Error e) {
+            regions.untake(attempt.handle);
+            throw e;
+        }
+    }
+
+    /** The outcome of the last try: the block's handle (NO_BLOCK: none), its mapping, or the device's refusal. */
+    private static final class Try {
+        long handle;
+        long mapped;
+        @Nullable BackendOutOfMemoryException refusal;
+    }
+
     /** Why the allocation must fail now, after {@code attempts} failed tries; null if a pressure round may run. */
-    private @Nullable String reasonToStop(long size, int attempts) {
+    private @Nullable String reasonToStop(long size, int attempts, @Nullable BackendOutOfMemoryException refusal) {
         if (callback == null) {
-            return "no pressure callback";
+            return refusal != null ? "the device refused the mapping; no pressure callback" : "no pressure callback";
         }
         if (size > capacity) {
             return "request exceeds capacity";
+        }
+        if (refusal != null && attempts > retryPolicy.maxRetries()) {
+            return "the device refused the mapping: " + refusal.getMessage();
         }
         if (attempts > retryPolicy.maxRetries()) {
             return "";
@@ -367,9 +432,14 @@ public final class DeviceAllocator {
         return lent.note();
     }
 
-    private DeviceOutOfMemoryException outOfMemory(long size, long reclaimed, int attempts, String why) {
-        return new DeviceOutOfMemoryException(name, size, freeBytes(), regions.largestFree(), capacity,
-                reclaimed, attempts, why);
+    private DeviceOutOfMemoryException outOfMemory(long size, long reclaimed, int attempts, String why,
+                                                   @Nullable BackendOutOfMemoryException refusal) {
+        DeviceOutOfMemoryException oom = new DeviceOutOfMemoryException(name, size, freeBytes(),
+                regions.largestFree(), capacity, reclaimed, attempts, why);
+        if (refusal != null) {
+            oom.initCause(refusal);
+        }
+        return oom;
     }
 
     // ---- regions
@@ -453,6 +523,18 @@ public final class DeviceAllocator {
             usedBytes -= block.size;
             liveCount--;
             bytesFreedTotal += block.size;
+        }
+
+        /**
+         * Undoes {@link #take} of a block that was never handed out (its mapping failed): not a
+         * free, so no reclaimed bytes and no allocation are counted for it.
+         */
+        @SuppressWarnings("NonAtomicVolatileUpdate") // under the allocator lock, as in take and give
+        void untake(long handle) {
+            Block block = Objects.requireNonNull(allocated.remove(handle), "a block take returned");
+            give(block);
+            bytesFreedTotal -= block.size;
+            allocations--;
         }
 
         long largestFree() {

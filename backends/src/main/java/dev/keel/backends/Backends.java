@@ -1,5 +1,8 @@
 package dev.keel.backends;
 
+import dev.keel.CapacityLimitedBackend;
+import dev.keel.DeviceAllocator;
+import dev.keel.GcReclaimer;
 import dev.keel.VmmBackend;
 import java.util.HashSet;
 import java.util.List;
@@ -15,13 +18,18 @@ import org.jspecify.annotations.Nullable;
  * <p>Names and options (all options are strings):
  * <ul>
  * <li>{@code host}: {@code granularity} (bytes, default the page size), {@code populate}
- *     ({@code true}/{@code false}, default false);
+ *     ({@code true}/{@code false}, default false), {@code capacity} (bytes, default none);
  * <li>{@code cuda}: {@code library} (default {@link CudaBackend#defaultLibrary()}),
  *     {@code device} (ordinal, default 0), {@code granularity} ({@code minimum} or
- *     {@code recommended}, default recommended);
+ *     {@code recommended}, default recommended), {@code capacity} (bytes, default none);
  * <li>{@code sim}: {@code capacity} (bytes, default 1 GiB), {@code granularity} (bytes,
  *     default 2 MiB).
  * </ul>
+ * With a {@code capacity}, the host or CUDA backend comes inside a {@link CapacityLimitedBackend}
+ * whose allocator has that capacity, a {@link GcReclaimer} and the default {@link dev.keel.RetryPolicy}:
+ * a request beyond the capacity, or one the device refuses for want of memory, collects the
+ * garbage buffers and retries before it fails. (The simulated device's capacity is its own
+ * allocator's, with the same pressure path.) Closing the wrapper closes the backend.
  * Unknown option names are rejected before anything is opened. Sizes accept a suffix {@code k}, {@code m}, {@code g} or {@code t} (powers of 1024).
  */
 public final class Backends {
@@ -34,6 +42,9 @@ public final class Backends {
             return String.format("%-5s %-13s %s", name, available ? "available" : "unavailable", detail);
         }
     }
+
+    /** The {@code capacity} option's default: none, the device's memory is the limit. */
+    private static final long NO_CAPACITY = Long.MAX_VALUE;
 
     private Backends() {
     }
@@ -53,15 +64,20 @@ public final class Backends {
         Options reader = new Options(name, options);
         return switch (name) {
             case "host" -> {
-                reader.allow("granularity", "populate");
-                yield new HostBackend(reader.size("granularity", Libc.pageSize()), reader.flag("populate", false));
+                reader.allow("granularity", "populate", "capacity");
+                long granularity = reader.size("granularity", Libc.pageSize());
+                boolean populate = reader.flag("populate", false);
+                long capacity = reader.size("capacity", NO_CAPACITY);
+                yield underCapacity(new HostBackend(granularity, populate), capacity, "host");
             }
             case "cuda" -> {
-                reader.allow("library", "device", "granularity");
-                yield new CudaBackend(reader.text("library", CudaBackend.defaultLibrary()),
-                        Math.toIntExact(reader.number("device", 0)),
-                        CudaBackend.Granularity.valueOf(reader.choice("granularity", "recommended",
-                                "minimum", "recommended").toUpperCase(Locale.ROOT)));
+                reader.allow("library", "device", "granularity", "capacity");
+                String library = reader.text("library", CudaBackend.defaultLibrary());
+                int device = Math.toIntExact(reader.number("device", 0));
+                CudaBackend.Granularity granularity = CudaBackend.Granularity.valueOf(reader.choice("granularity",
+                        "recommended", "minimum", "recommended").toUpperCase(Locale.ROOT));
+                long capacity = reader.size("capacity", NO_CAPACITY);
+                yield underCapacity(new CudaBackend(library, device, granularity), capacity, "cuda-" + device);
             }
             case "sim" -> {
                 reader.allow("capacity", "granularity");
@@ -70,6 +86,16 @@ public final class Backends {
             }
             default -> throw new IllegalArgumentException("unknown backend '" + name + "': expected host, cuda or sim");
         };
+    }
+
+    /** {@code device}, or with a capacity its {@link CapacityLimitedBackend}. */
+    private static VmmBackend underCapacity(VmmBackend device, long capacity, String name) {
+        if (capacity == NO_CAPACITY) {
+            return device;
+        }
+        DeviceAllocator allocator = DeviceAllocator.builder(capacity).pressureCallback(new GcReclaimer())
+                .name(name + "-capacity").build();
+        return new CapacityLimitedBackend(device, allocator);
     }
 
     /** One line per backend: whether it runs here and, if not, why. */

@@ -1,5 +1,6 @@
 package dev.keel.backends;
 
+import dev.keel.BackendOutOfMemoryException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemoryLayout.PathElement;
 import java.lang.foreign.MemorySegment;
@@ -23,7 +24,10 @@ import org.jspecify.annotations.Nullable;
  * <li>{@code allocate} = {@code cuMemCreate}, {@code cuMemMap}, {@code cuMemSetAccess}
  *     (read-write for the device); a failure at any step undoes the earlier ones in reverse
  *     order ({@code cuMemUnmap}, then {@code cuMemRelease}); a failure while undoing is
- *     attached to the original exception as suppressed;
+ *     attached to the original exception as suppressed; {@code CUDA_ERROR_OUT_OF_MEMORY} from
+ *     {@code cuMemCreate} is a {@link BackendOutOfMemoryException} (its cause the
+ *     {@link CudaException}), so under a {@link dev.keel.CapacityLimitedBackend} it runs the
+ *     pressure path (collection, retry) before it reaches the caller;
  * <li>{@code deallocate} = {@code cuMemUnmap} and {@code cuMemRelease}, both attempted even if
  *     the first fails, reported as one {@link CudaException} naming both;
  * <li>{@code releaseReserve} = {@code cuMemAddressFree}, after deallocating whatever is still
@@ -174,7 +178,7 @@ public final class CudaBackend extends AbstractVmmBackend {
     @Override
     protected long map(long va, long size) {
         driver.ctxSetCurrent(context);
-        long handle = driver.memCreate(size, allocationProp);
+        long handle = create(size);
         try {
             driver.memMap(va, size, handle);
         } catch (RuntimeException e) {
@@ -189,6 +193,22 @@ public final class CudaBackend extends AbstractVmmBackend {
             throw e;
         }
         return handle;
+    }
+
+    /**
+     * {@code cuMemCreate}; its {@code CUDA_ERROR_OUT_OF_MEMORY} is a {@link BackendOutOfMemoryException},
+     * which a {@link dev.keel.CapacityLimitedBackend} answers with its pressure path.
+     */
+    private long create(long size) {
+        try {
+            return driver.memCreate(size, allocationProp);
+        } catch (CudaException e) {
+            if (e.result() != CudaDriver.CUDA_ERROR_OUT_OF_MEMORY) {
+                throw e;
+            }
+            throw new BackendOutOfMemoryException("device " + device + " has no " + size
+                    + " bytes of physical memory left (cuMemCreate: CUDA_ERROR_OUT_OF_MEMORY)", e);
+        }
     }
 
     @Override

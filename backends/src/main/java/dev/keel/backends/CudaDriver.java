@@ -27,6 +27,7 @@ import java.lang.invoke.MethodHandle;
  */
 final class CudaDriver implements AutoCloseable {
     static final int CUDA_SUCCESS = 0;
+    static final int CUDA_ERROR_OUT_OF_MEMORY = 2;
     static final int CU_MEM_ALLOCATION_TYPE_PINNED = 1;
     static final int CU_MEM_HANDLE_TYPE_NONE = 0;
     static final int CU_MEM_LOCATION_TYPE_DEVICE = 1;

@@ -1,5 +1,6 @@
 package dev.keel.backends;
 
+import dev.keel.BackendOutOfMemoryException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -19,6 +20,7 @@ import org.jspecify.annotations.Nullable;
  * <li>{@code allocate} = {@code mprotect(PROT_READ|PROT_WRITE)} of the slice, then, if asked,
  *     {@code madvise(MADV_POPULATE_WRITE)} to fault every page in at once (touching each page
  *     where the kernel predates 5.14); a failed populate is rolled back to {@code PROT_NONE};
+ *     {@code ENOMEM} from either is a {@link BackendOutOfMemoryException};
  * <li>{@code deallocate} = {@code madvise(MADV_DONTNEED)}, which returns the physical pages to
  *     the OS at once, then {@code mprotect(PROT_NONE)}; both are attempted;
  * <li>{@code releaseReserve} = {@code munmap} of the whole range.
@@ -32,6 +34,12 @@ import org.jspecify.annotations.Nullable;
  * accesses past the end of the allocation throw {@link IndexOutOfBoundsException}.
  *
  * <p>Handles are sequence numbers; errors from libc are {@link NativeCallException}s.
+ *
+ * <p>Alone, the backend takes as much memory as Linux gives it. A budget, as
+ * {@code -XX:MaxDirectMemorySize} is for direct buffers, is a {@link dev.keel.CapacityLimitedBackend}
+ * around it ({@code Backends.open("host", Map.of("capacity", "1g"))} builds one with a
+ * {@link dev.keel.GcReclaimer}): an allocation beyond the budget, or one that Linux refuses with
+ * {@code ENOMEM}, then collects the garbage buffers and retries before it fails.
  */
 public final class HostBackend extends AbstractVmmBackend {
 
@@ -119,13 +127,17 @@ public final class HostBackend extends AbstractVmmBackend {
 
     @Override
     protected long map(long va, long size) {
-        Libc.mprotect(va, size, Libc.PROT_READ | Libc.PROT_WRITE);
+        try {
+            Libc.mprotect(va, size, Libc.PROT_READ | Libc.PROT_WRITE);
+        } catch (NativeCallException e) {
+            throw outOfMemoryOr(e, size);
+        }
         if (populate) {
             try {
                 populate(va, size);
             } catch (RuntimeException e) {
                 undo(va, size, e);
-                throw e;
+                throw e instanceof NativeCallException call ? outOfMemoryOr(call, size) : e;
             }
         }
         // Owned by the allocation's View: unmap closes it.
@@ -133,6 +145,20 @@ public final class HostBackend extends AbstractVmmBackend {
         Arena arena = Arena.ofShared();
         views.put(va, new View(arena, MemorySegment.ofAddress(va).reinterpret(size, arena, null)));
         return nextHandle.getAndIncrement();
+    }
+
+    /**
+     * {@code ENOMEM} inside a reserved range is the kernel's lack of memory (the commit limit, the
+     * count of mappings, a cgroup's limit when pages are populated): a
+     * {@link BackendOutOfMemoryException}, which a {@link dev.keel.CapacityLimitedBackend} answers
+     * with its pressure path. Any other error stays what it is.
+     */
+    private static RuntimeException outOfMemoryOr(NativeCallException e, long size) {
+        if (e.errno() != Libc.ENOMEM) {
+            return e;
+        }
+        return new BackendOutOfMemoryException("Linux has no memory for " + size + " more bytes: "
+                + e.getMessage(), e);
     }
 
     private static void populate(long va, long size) {

@@ -32,6 +32,7 @@ final class Libc {
     static final int MAP_NORESERVE = 0x4000;
     static final int MADV_DONTNEED = 4;
     static final int MADV_POPULATE_WRITE = 23;
+    static final int ENOMEM = 12;
     static final int EINVAL = 22;
     private static final int SC_PAGESIZE = 30;
 

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.keel.CapacityLimitedBackend;
 import dev.keel.VmmBackend;
 import java.util.List;
 import java.util.Map;
@@ -31,6 +32,24 @@ class BackendsTest {
             assertEquals(2 << 20, backend.granularity());
             assertFalse(backend.hostAccessible(), "CUDA device memory is the device's only");
         }
+    }
+
+    @Test
+    void aCapacityPutsTheHostAndCudaBackendsUnderAPressurePath() throws Exception {
+        try (CapacityLimitedBackend host = assertInstanceOf(CapacityLimitedBackend.class,
+                Backends.open("host", Map.of("capacity", "64m")))) {
+            assertEquals(64 << 20, host.deviceAllocator().capacity());
+            assertEquals(Libc.pageSize(), host.granularity());
+            assertTrue(host.hostAccessible());
+        }
+        FakeCuda fake = FakeCuda.get();
+        try (CapacityLimitedBackend cuda = assertInstanceOf(CapacityLimitedBackend.class,
+                Backends.open("cuda", Map.of("library", fake.library.toString(), "capacity", "1g")))) {
+            assertEquals(1L << 30, cuda.deviceAllocator().capacity());
+        }
+        assertEquals(0, fake.contextRefs(), "closing the wrapper closed the CUDA backend");
+        assertThrows(IllegalArgumentException.class, () -> Backends.open("host", Map.of("capacity", "0")));
+        assertThrows(IllegalArgumentException.class, () -> Backends.open("host", Map.of("capacity", "-4k")));
     }
 
     @Test

@@ -1,5 +1,6 @@
 package dev.keel.cli;
 
+import dev.keel.CapacityLimitedBackend;
 import dev.keel.DeviceAllocator;
 import dev.keel.GcReclaimer;
 import dev.keel.RetryPolicy;

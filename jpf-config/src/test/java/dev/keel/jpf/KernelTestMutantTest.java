@@ -54,7 +54,22 @@ class KernelTestMutantTest {
                         "this.reclaimTracker = SHARED; // MUTANT: every device's buffers in one tracker"),
                 new Patch("dev/keel/VmmArena.java",
                         ": new ReclaimTracker(\"arena-\" + ARENAS_OPENED.incrementAndGet());",
-                        ": DeviceAllocator.SHARED; // MUTANT: and every arena's"));
+                        ": DeviceAllocator.SHARED; // MUTANT: and every arena's")),
+        REFUSAL_PASSES_THROUGH("a device's out-of-memory passes through as a plain failure: no pressure round",
+                List.of("dev.keel.CapacityLimitedBackendTest#aDeviceRefusalRunsThePressurePathAndTheRetryGetsTheCollectedMemory",
+                        "dev.keel.CapacityLimitedBackendTest#aDeviceThatKeepsRefusingEndsInOutOfMemoryWithTheRefusalAsCauseAndNoBlockKept"),
+                new Patch("dev/keel/DeviceAllocator.java", """
+                        } catch (BackendOutOfMemoryException refused) {
+                            regions.untake(attempt.handle);
+                            attempt.handle = NO_BLOCK;
+                            attempt.refusal = refused;
+                        }""", "} // MUTANT: a refusal is handled as any other failure of the mapping\n")),
+        REFUSED_BLOCK_KEPT("a try the device refused keeps its block of the capacity",
+                List.of("dev.keel.CapacityLimitedBackendTest#aDeviceThatKeepsRefusingEndsInOutOfMemoryWithTheRefusalAsCauseAndNoBlockKept"),
+                new Patch("dev/keel/DeviceAllocator.java", """
+                            regions.untake(attempt.handle);
+                            attempt.handle = NO_BLOCK;
+                        """, "attempt.handle = NO_BLOCK; // MUTANT: the block stays taken\n"));
 
         final String description;
         final List<String> tests;
