@@ -25,7 +25,12 @@ import org.jspecify.annotations.Nullable;
  * <p><b>Regions.</b> The device memory {@code [0, capacity)} is a set of free blocks kept in two
  * ordered indexes: by offset (to coalesce a freed block with its neighbours) and by size then
  * offset (best fit: the smallest free block that is large enough, lowest offset on ties). Both
- * allocation and free are O(log n) in the number of free blocks. A successful allocation returns
+ * allocation and free are O(log n) in the number of free blocks. When no one block is large
+ * enough but the free bytes are, the allocation is made of several blocks, the free ones in
+ * offset order, the last one cut to size: a virtual-memory device maps physical memory that is
+ * not contiguous into one contiguous range (CUDA maps several {@code cuMemCreate} chunks into
+ * one reservation), so fragmentation is never an out-of-memory; such an allocation costs
+ * O(k log n) for its k blocks. A successful allocation returns
  * a handle: a positive number never returned before by this allocator, so a double free or a
  * stale handle is always detected instead of freeing someone else's block.
  *
@@ -67,7 +72,8 @@ import org.jspecify.annotations.Nullable;
  * anyway), and the flag stays set.
  *
  * <p><b>Guarantees.</b> An out-of-memory error is decided under the lock, right after a failed
- * try, so at that moment no free block was large enough ({@code ExhaustionIsReal}). With a
+ * try, so at that moment fewer bytes were free than requested ({@code ExhaustionIsReal}), or the
+ * device refused the mapping. With a
  * {@link GcReclaimer} whose cleaners finish within its deadline, an allocation fails only after
  * every buffer that was garbage when its last pressure round began has been freed (property
  * {@code OomOnlyAfterReclaim}), except garbage that appeared after the gc of a collection this
@@ -444,14 +450,27 @@ public final class DeviceAllocator {
 
     // ---- regions
 
-    /** A block of device memory: free (in the indexes) or allocated (in {@code allocated}). */
+    /**
+     * A block of device memory: free (in the indexes) or allocated (in {@code allocated}, the
+     * first of an allocation's blocks, the others chained by {@code next}).
+     */
     private static final class Block {
         final long offset;
         final long size;
+        @Nullable Block next; // the allocation's next block; null: the last, and always for a free block
 
         Block(long offset, long size) {
             this.offset = offset;
             this.size = size;
+        }
+
+        /** The bytes of this block and those chained after it. */
+        long total() {
+            long bytes = 0;
+            for (Block b = this; b != null; b = b.next) {
+                bytes += b.size;
+            }
+            return bytes;
         }
     }
 
@@ -477,21 +496,21 @@ public final class DeviceAllocator {
             addFree(new Block(0L, capacity));
         }
 
-        /** Takes the best-fitting block for {@code size}; returns its new handle, or NO_BLOCK. */
-        // usedBytes and liveCount are written only here and in give, under the allocator lock, so
-        // the read-modify-write cannot race; volatile only lets the lock-free getters see it.
+        /**
+         * Takes {@code size} bytes, from the best-fitting block or else from several; returns the
+         * allocation's new handle, or NO_BLOCK if fewer bytes than that are free.
+         */
+        // usedBytes and liveCount are written only here, in give and in untake, under the allocator
+        // lock, so the read-modify-write cannot race; volatile only lets the lock-free getters see it.
         @SuppressWarnings("NonAtomicVolatileUpdate")
         long take(long size) {
-            Block fit = bySize.ceiling(new Block(Long.MIN_VALUE, size));
-            if (fit == null) {
+            if (size > capacity - usedBytes) {
                 return NO_BLOCK;
             }
-            removeFree(fit);
-            if (fit.size > size) {
-                addFree(new Block(fit.offset + size, fit.size - size));
-            }
+            Block fit = bySize.ceiling(new Block(Long.MIN_VALUE, size));
+            Block taken = fit != null ? cut(fit, size) : gather(size);
             long handle = nextHandle++;
-            allocated.put(handle, new Block(fit.offset, size));
+            allocated.put(handle, taken);
             usedBytes += size;
             liveCount++;
             allocations++;
@@ -501,11 +520,48 @@ public final class DeviceAllocator {
             return handle;
         }
 
-        /** Returns an allocated block to the free set, merged with free neighbours. */
-        // usedBytes and liveCount are written only here and in take, under the allocator lock, so
-        // the read-modify-write cannot race; volatile only lets the lock-free getters see it.
+        /** {@code size} bytes from the free blocks in offset order, chained; at least that many are free. */
+        private Block gather(long size) {
+            Block first = null;
+            Block last = null;
+            for (long left = size; left > 0; ) {
+                Block lowest = byOffset.firstEntry().getValue();
+                Block part = cut(lowest, Math.min(left, lowest.size));
+                if (last == null) {
+                    first = part;
+                } else {
+                    last.next = part;
+                }
+                last = part;
+                left -= part.size;
+            }
+            return Objects.requireNonNull(first, "size is positive");
+        }
+
+        /** The first {@code size} bytes of the free block {@code free}; the rest stays free. */
+        private Block cut(Block free, long size) {
+            removeFree(free);
+            if (free.size > size) {
+                addFree(new Block(free.offset + size, free.size - size));
+            }
+            return new Block(free.offset, size);
+        }
+
+        /** Returns an allocation's blocks to the free set, each merged with free neighbours. */
+        // usedBytes and liveCount are written only here, in take and in untake, under the allocator
+        // lock, so the read-modify-write cannot race; volatile only lets the lock-free getters see it.
         @SuppressWarnings("NonAtomicVolatileUpdate")
-        void give(Block block) {
+        void give(Block allocation) {
+            long bytes = allocation.total();
+            for (Block block = allocation; block != null; block = block.next) {
+                giveOne(block);
+            }
+            usedBytes -= bytes;
+            liveCount--;
+            bytesFreedTotal += bytes;
+        }
+
+        private void giveOne(Block block) {
             long offset = block.offset;
             long size = block.size;
             Map.Entry<Long, Block> below = byOffset.floorEntry(offset);
@@ -520,9 +576,6 @@ public final class DeviceAllocator {
                 size += above.size;
             }
             addFree(new Block(offset, size));
-            usedBytes -= block.size;
-            liveCount--;
-            bytesFreedTotal += block.size;
         }
 
         /**
@@ -533,7 +586,7 @@ public final class DeviceAllocator {
         void untake(long handle) {
             Block block = Objects.requireNonNull(allocated.remove(handle), "a block take returned");
             give(block);
-            bytesFreedTotal -= block.size;
+            bytesFreedTotal -= block.total();
             allocations--;
         }
 

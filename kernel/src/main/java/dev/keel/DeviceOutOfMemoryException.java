@@ -3,8 +3,10 @@ package dev.keel;
 /**
  * Thrown by {@link DeviceAllocator#allocate(long)} when a request cannot be satisfied even after
  * the memory-pressure callback ran as often as the {@link RetryPolicy} allows (spec
- * {@code LockOrdering}, action {@code OutOfMemory}). It carries what is needed to tell
- * fragmentation, a too-large request, a leak and a collection that found nothing apart.
+ * {@code LockOrdering}, action {@code OutOfMemory}). It carries what is needed to tell a
+ * too-large request, a leak, a collection that found nothing and a device that refused (the
+ * cause, a {@link BackendOutOfMemoryException}) apart. Fragmentation alone is never the reason:
+ * an allocation is made of several free blocks when no one block is large enough.
  */
 public final class DeviceOutOfMemoryException extends RuntimeException {
     private static final long serialVersionUID = 1L;
@@ -40,7 +42,10 @@ public final class DeviceOutOfMemoryException extends RuntimeException {
         return freeBytes;
     }
 
-    /** The largest contiguous free block when the last attempt failed (below {@code freeBytes} when fragmented). */
+    /**
+     * The largest contiguous free block when the last attempt failed (below {@code freeBytes} when
+     * fragmented; for information only, since an allocation may span several blocks).
+     */
     public long largestFreeBlock() {
         return largestFreeBlock;
     }

@@ -60,11 +60,31 @@ class DeviceAllocatorTest {
         long right = a.allocate(10);
         a.free(left);
         a.free(right);
-        assertThrows(DeviceOutOfMemoryException.class, () -> a.allocate(20), "two separate holes of 10");
+        assertEquals(10, largestFreeBlock(a), "two separate holes of 10");
         a.free(middle);
+        assertEquals(30, largestFreeBlock(a), "one hole again");
         long whole = a.allocate(30);
         a.free(whole);
         assertEquals(30, a.freeBytes());
+    }
+
+    @Test
+    void fragmentedFreeMemoryIsNoOutOfMemory() {
+        DeviceAllocator a = new DeviceAllocator(30);
+        long left = a.allocate(10);
+        long middle = a.allocate(10);
+        long right = a.allocate(10);
+        a.free(left);
+        a.free(right);
+        long twoPieces = a.allocate(20); // no hole of 20: both holes of 10, mapped as one range
+        assertEquals(0, a.freeBytes());
+        assertEquals(2, a.liveCount(), "one allocation, whatever its pieces");
+        assertThrows(DeviceOutOfMemoryException.class, () -> a.allocate(1), "nothing is free");
+        a.free(twoPieces);
+        assertEquals(20, a.freeBytes());
+        a.free(middle);
+        assertEquals(30, largestFreeBlock(a), "the pieces coalesced with the middle block");
+        assertEquals(30, countOneByteAllocations(a));
     }
 
     @Test
@@ -101,35 +121,50 @@ class DeviceAllocatorTest {
         int capacity = 64;
         DeviceAllocator a = new DeviceAllocator(capacity);
         boolean[] used = new boolean[capacity];
-        Map<Long, int[]> live = new LinkedHashMap<>(); // handle -> {offset, size}
+        Map<Long, List<Integer>> live = new LinkedHashMap<>(); // handle -> the bytes it holds
         Random random = new Random(20261129L);
+        int fragmented = 0;
         for (int step = 0; step < 3000; step++) {
             if (!live.isEmpty() && random.nextInt(100) < 45) {
                 List<Long> handles = new ArrayList<>(live.keySet());
                 long h = handles.get(random.nextInt(handles.size()));
-                int[] block = live.remove(h);
                 a.free(h);
-                Arrays.fill(used, block[0], block[0] + block[1], false);
+                for (int b : live.remove(h)) {
+                    used[b] = false;
+                }
             } else {
                 int size = 1 + random.nextInt(16);
                 int fit = bestFit(used, size);
-                if (fit < 0) {
+                int free = freeBytes(used);
+                if (free < size) {
                     DeviceOutOfMemoryException oom = assertThrows(DeviceOutOfMemoryException.class,
                             () -> a.allocate(size), "step " + step);
                     assertEquals(largestRun(used), oom.largestFreeBlock(), "step " + step);
                 } else {
-                    live.put(a.allocate(size), new int[] {fit, size});
-                    Arrays.fill(used, fit, fit + size, true);
+                    List<Integer> bytes = new ArrayList<>();
+                    if (fit >= 0) {
+                        for (int b = fit; b < fit + size; b++) {
+                            bytes.add(b);
+                        }
+                    } else { // no run large enough: the free bytes in offset order
+                        fragmented++;
+                        for (int b = 0; bytes.size() < size; b++) {
+                            if (!used[b]) {
+                                bytes.add(b);
+                            }
+                        }
+                    }
+                    live.put(a.allocate(size), bytes);
+                    for (int b : bytes) {
+                        used[b] = true;
+                    }
                 }
             }
-            int free = 0;
-            for (boolean u : used) {
-                free += u ? 0 : 1;
-            }
-            assertEquals(free, a.freeBytes(), "step " + step);
+            assertEquals(freeBytes(used), a.freeBytes(), "step " + step);
             assertEquals(live.size(), a.liveCount(), "step " + step);
             assertEquals(largestRun(used), largestFreeBlock(a), "step " + step);
         }
+        assertTrue(fragmented > 0, "no request met fragmented memory: the walk did not test it");
         for (long h : live.keySet()) {
             a.free(h);
         }
@@ -550,6 +585,14 @@ class DeviceAllocatorTest {
             start = end;
         }
         return best;
+    }
+
+    private static int freeBytes(boolean[] used) {
+        int free = 0;
+        for (boolean u : used) {
+            free += u ? 0 : 1;
+        }
+        return free;
     }
 
     private static int largestRun(boolean[] used) {

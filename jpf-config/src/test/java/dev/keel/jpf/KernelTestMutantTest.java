@@ -69,7 +69,14 @@ class KernelTestMutantTest {
                 new Patch("dev/keel/DeviceAllocator.java", """
                             regions.untake(attempt.handle);
                             attempt.handle = NO_BLOCK;
-                        """, "attempt.handle = NO_BLOCK; // MUTANT: the block stays taken\n"));
+                        """, "attempt.handle = NO_BLOCK; // MUTANT: the block stays taken\n")),
+        FRAGMENTATION_IS_OUT_OF_MEMORY("a request that no one free block holds fails although the free bytes suffice",
+                List.of("dev.keel.DeviceAllocatorTest#fragmentedFreeMemoryIsNoOutOfMemory",
+                        "dev.keel.DeviceAllocatorTest#regionsMatchABestFitModelOfTheAddressSpace"),
+                new Patch("dev/keel/DeviceAllocator.java",
+                        "Block taken = fit != null ? cut(fit, size) : gather(size);",
+                        "if (fit == null) { return NO_BLOCK; } // MUTANT: contiguous blocks only\n"
+                                + "Block taken = cut(fit, size);"));
 
         final String description;
         final List<String> tests;

@@ -9,7 +9,9 @@ import java.util.TreeMap;
 /**
  * A sequential reference model of {@code DeviceAllocator}, from its documented contract and spec
  * {@code LockOrdering}'s allocation path: best fit (smallest free block that is large enough,
- * lowest offset on ties), coalescing frees, handles 1, 2, 3, ... never reused; on exhaustion
+ * lowest offset on ties), else, when only the free bytes together are enough, the free blocks in
+ * offset order with the last one cut (fragmentation is no out-of-memory), coalescing frees,
+ * handles 1, 2, 3, ... never reused; on exhaustion
  * the pressure callback runs and the allocation is retried, up to the retry policy's rounds,
  * except without a callback or for a request above the capacity; then an out-of-memory error
  * with requested, free and largest-free bytes, capacity, bytes reclaimed during the callbacks
@@ -22,7 +24,7 @@ class AllocatorModel implements AllocatorSystem {
     final long capacity;
     final int retries;
     final TreeMap<Long, Long> freeBlocks = new TreeMap<>();   // offset -> size
-    final Map<Long, long[]> allocated = new TreeMap<>();      // handle -> {offset, size}
+    final Map<Long, List<long[]>> allocated = new TreeMap<>(); // handle -> its pieces {offset, size}
     final ScriptedCollector collector;
     long nextHandle = 1;
     long used;
@@ -71,25 +73,39 @@ class AllocatorModel implements AllocatorSystem {
     }
 
     private long take(long size) {
+        if (capacity - used < size) {
+            return 0;
+        }
         Map.Entry<Long, Long> best = null;
         for (Map.Entry<Long, Long> block : freeBlocks.entrySet()) {
             if (block.getValue() >= size && (best == null || block.getValue() < best.getValue())) {
                 best = block;
             }
         }
-        if (best == null) {
-            return 0;
+        List<long[]> pieces = new ArrayList<>();
+        if (best != null) {
+            pieces.add(cut(best.getKey(), size));
+        } else {
+            for (long left = size; left > 0; ) {
+                Map.Entry<Long, Long> lowest = freeBlocks.firstEntry();
+                long piece = Math.min(left, lowest.getValue());
+                pieces.add(cut(lowest.getKey(), piece));
+                left -= piece;
+            }
         }
-        long offset = best.getKey();
-        long blockSize = best.getValue();
-        freeBlocks.remove(offset);
+        long handle = nextHandle++;
+        allocated.put(handle, pieces);
+        used += size;
+        return handle;
+    }
+
+    /** The first {@code size} bytes of the free block at {@code offset}, as {offset, size}. */
+    private long[] cut(long offset, long size) {
+        long blockSize = freeBlocks.remove(offset);
         if (blockSize > size) {
             freeBlocks.put(offset + size, blockSize - size);
         }
-        long handle = nextHandle++;
-        allocated.put(handle, new long[] {offset, size});
-        used += size;
-        return handle;
+        return new long[] {offset, size};
     }
 
     private long largestFree() {
@@ -100,30 +116,36 @@ class AllocatorModel implements AllocatorSystem {
         return largest;
     }
 
-    /** Frees a live block; false for an unknown or freed handle. */
+    /** Frees a live allocation, each of its pieces coalesced; false for an unknown or freed handle. */
     protected boolean release(long handle) {
-        long[] block = allocated.remove(handle);
-        if (block == null) {
+        List<long[]> pieces = allocated.remove(handle);
+        if (pieces == null) {
             return false;
         }
-        long offset = block[0];
-        long size = block[1];
+        for (long[] piece : pieces) {
+            giveBack(piece[0], piece[1]);
+            used -= piece[1];
+            freedTotal += piece[1];
+        }
+        dropped.remove(Long.valueOf(handle));
+        dead.add(handle);
+        return true;
+    }
+
+    private void giveBack(long start, long length) {
+        long offset = start;
+        long size = length;
         Map.Entry<Long, Long> below = freeBlocks.floorEntry(offset);
         if (below != null && below.getKey() + below.getValue() == offset) {
             freeBlocks.remove(below.getKey());
             offset = below.getKey();
             size += below.getValue();
         }
-        Long above = freeBlocks.remove(block[0] + block[1]);
+        Long above = freeBlocks.remove(start + length);
         if (above != null) {
             size += above;
         }
         freeBlocks.put(offset, size);
-        used -= block[1];
-        freedTotal += block[1];
-        dropped.remove(Long.valueOf(handle));
-        dead.add(handle);
-        return true;
     }
 
     @Override
