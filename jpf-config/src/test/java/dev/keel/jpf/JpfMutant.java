@@ -30,7 +30,10 @@ enum JpfMutant {
     SECOND_CLOSE_RETURNS(KernelMutant.SECOND_CLOSE_RETURNS, Expect.CHECK_FAILS),
     ACTIVATION_NOT_ATOMIC(KernelMutant.ACTIVATION_NOT_ATOMIC, Expect.CHECK_FAILS),
     SHARED_TRACKER(KernelMutant.SHARED_TRACKER, Expect.CHECK_FAILS),
-    CLEANER_REMOVES_UNLOCKED(KernelMutant.CLEANER_REMOVES_UNLOCKED, Expect.CHECK_FAILS),
+    // Not (15) CLEANER_REMOVES_UNLOCKED: its window is between the live set's compare-and-set and an
+    // uncontended lock acquisition, and JPF runs the acquisition inside the step before it
+    // (Abstract*Synchronizer.* never breaks; only a hand-over to a waiting thread is a scheduling
+    // point), so no round can scan in between: 18,770 states, no error. Lincheck catches it.
     // Two collectors at once both write the reclaimer's canary, a plain field that single flight
     // gives to one thread at a time: the race detector stops JPF there, before the driver's check.
     NO_SINGLE_FLIGHT(KernelMutant.NO_SINGLE_FLIGHT, Expect.RACE),

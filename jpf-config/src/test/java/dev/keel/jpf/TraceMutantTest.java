@@ -54,7 +54,7 @@ class TraceMutantTest {
             KernelMutant.CLEANER_REMOVES_UNLOCKED, "a step that is not recorded: the tracker's live set and its"
                     + " counts are ReclaimDevices' variables, and no trace is checked against ReclaimDevices (the"
                     + " recorder logs the arena and the pressure round); the scenarios' rounds fit either way"
-                    + " (Lincheck and JPF find it with CleaningDriver)"));
+                    + " (Lincheck finds it with CleaningDriver)"));
 
     /**
      * The defects KeelSystem found in the kernel, re-introduced: a composition's log shows each
