@@ -35,7 +35,7 @@
 (* guarantee, across arenas) and StrandedOnlyWhileClosing;                 *)
 (* AllocationReturns and CloseReturns under Fairness.                      *)
 (***************************************************************************)
-EXTENDS Integers, FiniteSets, TLC
+EXTENDS Integers, FiniteSets, Sequences, TLC
 
 CONSTANTS
     Arenas,        \* the VmmArenas, all over the one device
@@ -85,14 +85,30 @@ VARIABLES
     cleanerPc,       \* the Cleaner: "idle", "lock", "free" or "closewait"
     cleanerGrant,    \* the grant whose cleaning action the Cleaner runs, or 0
     owed,      \* history: per user, grants reclaimable at its last pressure
-    stranded   \* history: grants whose cleaning ended without freeing them
+    stranded,  \* history: grants whose cleaning ended without freeing them
+    queue,     \* the users in a pressure round, in the order they entered
+    resv,      \* per user: the free unit handed to it ({} if none)
+    robbed     \* history: per user, a user that did not come before it took
+               \* a unit while it was waiting for one (LockOrdering's)
 
 vars == <<state, inFlight, table, dev, unitOf, arenaOf, releases, buf, mutex,
           host, collector, collected, waiters, pc, opsLeft, at, grant,
-          attempts, hadHost, drained, cleanerPc, cleanerGrant, owed, stranded>>
+          attempts, hadHost, drained, cleanerPc, cleanerGrant, owed, stranded,
+          queue, resv, robbed>>
 
 Made == DOMAIN unitOf
 FreeUnits == {u \in Units : dev[u] = 0}
+\* LockOrdering's hand-off of freed units to the queued users, in order.
+Queued(t)    == \E k \in 1..Len(queue) : queue[k] = t
+Pos(t)       == CHOOSE k \in 1..Len(queue) : queue[k] = t
+Reserved     == UNION {resv[t] : t \in Users}
+Available(t) == (FreeUnits \ Reserved) \cup resv[t]
+Leave(t)     == SelectSeq(queue, LAMBDA s : s # t)
+Wanting      == SelectSeq(queue, LAMBDA s : resv[s] = {})
+\* A device free of unit u hands it to the first queued user that wants one.
+HandOff(u) == resv' = IF Wanting = <<>> THEN resv
+                      ELSE [resv EXCEPT ![Head(Wanting)] = {u}]
+Robs(t, s) == Queued(s) /\ resv[s] = {} /\ s # t /\ ~(Queued(t) /\ Pos(t) < Pos(s))
 \* Garbage whose memory is still on the device (a close may have freed it
 \* before its buffer was collected).
 Reclaimable == {g \in Made : buf[g] \in {"garbage", "pending"} /\ releases[g] = 0}
@@ -131,6 +147,7 @@ Init ==
     /\ cleanerPc = "idle" /\ cleanerGrant = 0
     /\ owed = [t \in Users |-> {}]
     /\ stranded = {}
+    /\ queue = <<>> /\ resv = [t \in Users |-> {}] /\ robbed = [t \in Users |-> FALSE]
 
 Goto(p, l) == pc' = [pc EXCEPT ![p] = l]
 
@@ -150,12 +167,13 @@ MallocEnter(t) ==
               THEN /\ inFlight' = [inFlight EXCEPT ![a] = @ + 1]
                    /\ host' = IF t \in HostUsers THEN t ELSE host
                    /\ Goto(t, "lock")
+                   /\ robbed' = [robbed EXCEPT ![t] = FALSE]
                    /\ UNCHANGED opsLeft
               ELSE /\ opsLeft' = [opsLeft EXCEPT ![t] = @ - 1]
-                   /\ UNCHANGED <<inFlight, host, pc>>
+                   /\ UNCHANGED <<inFlight, host, pc, robbed>>
     /\ UNCHANGED <<state, table, dev, unitOf, arenaOf, releases, buf, mutex,
                    collector, collected, waiters, grant, attempts, hadHost,
-                   drained, cleanerPc, cleanerGrant, owed, stranded>>
+                   drained, cleanerPc, cleanerGrant, owed, stranded, queue, resv>>
 
 AllocLock(t) ==
     /\ pc[t] = "lock" /\ mutex = NoOne
@@ -163,12 +181,13 @@ AllocLock(t) ==
     /\ Goto(t, "try")
     /\ UNCHANGED <<state, inFlight, table, dev, unitOf, arenaOf, releases, buf,
                    host, collector, collected, waiters, opsLeft, at, grant,
-                   attempts, hadHost, drained, cleanerPc, cleanerGrant, owed, stranded>>
+                   attempts, hadHost, drained, cleanerPc, cleanerGrant, owed, stranded, queue, resv, robbed>>
 
-\* A free unit: a fresh handle, unlock, on to the table.
+\* A free unit (the one handed to t, or else one handed to nobody): a fresh
+\* handle, leave the queue, unlock, on to the table.
 AllocTake(t) ==
-    /\ pc[t] = "try" /\ FreeUnits # {}
-    /\ LET u == CHOOSE x \in FreeUnits : TRUE
+    /\ pc[t] = "try" /\ Available(t) # {}
+    /\ LET u == CHOOSE x \in IF resv[t] # {} THEN resv[t] ELSE Available(t) : TRUE
            g == Cardinality(Made) + 1 IN
        /\ dev' = [dev EXCEPT ![u] = g]
        /\ unitOf' = unitOf @@ (g :> u)
@@ -178,6 +197,9 @@ AllocTake(t) ==
        /\ grant' = [grant EXCEPT ![t] = g]
     /\ mutex' = NoOne
     /\ owed' = [owed EXCEPT ![t] = {}]
+    /\ queue' = Leave(t)
+    /\ resv' = [resv EXCEPT ![t] = {}]
+    /\ robbed' = [s \in Users |-> robbed[s] \/ Robs(t, s)]
     /\ Goto(t, "insert")
     /\ UNCHANGED <<state, inFlight, table, host, collector, collected, waiters,
                    opsLeft, at, attempts, hadHost, drained, cleanerPc, cleanerGrant,
@@ -186,20 +208,22 @@ AllocTake(t) ==
 \* Exhausted, tries left: the pressure callback starts (PressureEnter,
 \* with the reclaimable grants owed to t) and releases the mutex.
 PressureEnter(t) ==
-    /\ pc[t] = "try" /\ FreeUnits = {} /\ attempts[t] + 1 < MaxAttempts
+    /\ pc[t] = "try" /\ Available(t) = {} /\ attempts[t] + 1 < MaxAttempts
     /\ attempts' = [attempts EXCEPT ![t] = @ + 1]
     /\ hadHost' = [hadHost EXCEPT ![t] = (host = t)]
     /\ owed' = [owed EXCEPT ![t] = Reclaimable]
+    /\ queue' = IF Queued(t) THEN queue ELSE Append(queue, t)
     /\ mutex' = NoOne
     /\ Goto(t, "join")
     /\ UNCHANGED <<state, inFlight, table, dev, unitOf, arenaOf, releases, buf,
                    host, collector, collected, waiters, opsLeft, at, grant,
-                   drained, cleanerPc, cleanerGrant, stranded>>
+                   drained, cleanerPc, cleanerGrant, stranded, resv, robbed>>
 
 \* Exhausted, no try left: DeviceOutOfMemoryException; unlock, leave the
 \* guard (MallocExit) and, for a host user, the host lock.
 OutOfMemory(t) ==
-    /\ pc[t] = "try" /\ FreeUnits = {} /\ attempts[t] + 1 = MaxAttempts
+    /\ pc[t] = "try" /\ Available(t) = {} /\ attempts[t] + 1 = MaxAttempts
+    /\ queue' = Leave(t)
     /\ mutex' = NoOne
     /\ inFlight' = [inFlight EXCEPT ![at[t]] = @ - 1]
     /\ host' = IF t \in HostUsers THEN NoOne ELSE host
@@ -209,7 +233,7 @@ OutOfMemory(t) ==
     /\ Goto(t, "idle")
     /\ UNCHANGED <<state, table, dev, unitOf, arenaOf, releases, buf,
                    collector, collected, waiters, at, grant, hadHost, drained,
-                   cleanerPc, cleanerGrant, stranded>>
+                   cleanerPc, cleanerGrant, stranded, resv, robbed>>
 
 \* Single flight: become the collector, or join the running collection;
 \* a waiter holding the host lock gives it up (HostRelease).  A thread that
@@ -230,7 +254,7 @@ ReclaimJoin(t) ==
               /\ UNCHANGED <<collector, collected>>
     /\ UNCHANGED <<state, inFlight, table, dev, unitOf, arenaOf, releases, buf,
                    mutex, opsLeft, at, grant, attempts, hadHost, drained, cleanerPc,
-                   cleanerGrant, stranded>>
+                   cleanerGrant, stranded, queue, resv, robbed>>
 
 \* HostAcquire: the collector (without it) before collecting, a waiter
 \* (that gave it up) after waiting.
@@ -240,7 +264,7 @@ HostAcquire(t) ==
     /\ Goto(t, IF pc[t] = "hostacq" THEN "collect" ELSE "relock")
     /\ UNCHANGED <<state, inFlight, table, dev, unitOf, arenaOf, releases, buf,
                    mutex, collector, collected, waiters, opsLeft, at, grant,
-                   attempts, hadHost, drained, cleanerPc, cleanerGrant, owed, stranded>>
+                   attempts, hadHost, drained, cleanerPc, cleanerGrant, owed, stranded, queue, resv, robbed>>
 
 \* System.gc(): every garbage buffer's cleaning action is queued.
 Collect(t) ==
@@ -250,7 +274,7 @@ Collect(t) ==
     /\ Goto(t, "await")
     /\ UNCHANGED <<state, inFlight, table, dev, unitOf, arenaOf, releases,
                    mutex, host, collector, waiters, opsLeft, at, grant,
-                   attempts, hadHost, drained, cleanerPc, cleanerGrant, owed, stranded>>
+                   attempts, hadHost, drained, cleanerPc, cleanerGrant, owed, stranded, queue, resv, robbed>>
 
 \* AwaitFinalizers until every cleaning action it caused has finished
 \* (the ReclaimTracker counts a finished action, whatever free did), then
@@ -263,7 +287,7 @@ CollectorRelease(t) ==
     /\ Goto(t, "finish")
     /\ UNCHANGED <<state, inFlight, table, dev, unitOf, arenaOf, releases, buf,
                    mutex, collector, collected, waiters, opsLeft, at, grant,
-                   attempts, hadHost, drained, cleanerPc, cleanerGrant, owed, stranded>>
+                   attempts, hadHost, drained, cleanerPc, cleanerGrant, owed, stranded, queue, resv, robbed>>
 
 \* ReclaimFinish: the collection ends, its waiters are woken.
 ReclaimFinish(t) ==
@@ -272,7 +296,7 @@ ReclaimFinish(t) ==
     /\ Goto(t, "relock")
     /\ UNCHANGED <<state, inFlight, table, dev, unitOf, arenaOf, releases, buf,
                    mutex, host, opsLeft, at, grant, attempts, hadHost, drained,
-                   cleanerPc, cleanerGrant, owed, stranded>>
+                   cleanerPc, cleanerGrant, owed, stranded, queue, resv, robbed>>
 
 AwaitCollection(t) ==
     /\ pc[t] = "wait" /\ t \notin waiters
@@ -280,7 +304,7 @@ AwaitCollection(t) ==
     /\ UNCHANGED <<state, inFlight, table, dev, unitOf, arenaOf, releases, buf,
                    mutex, host, collector, collected, waiters, opsLeft, at,
                    grant, attempts, hadHost, drained, cleanerPc, cleanerGrant, owed,
-                   stranded>>
+                   stranded, queue, resv, robbed>>
 
 \* The callback takes the mutex back and returns; the allocator tries again.
 CallbackRelock(t) ==
@@ -289,7 +313,7 @@ CallbackRelock(t) ==
     /\ Goto(t, "try")
     /\ UNCHANGED <<state, inFlight, table, dev, unitOf, arenaOf, releases, buf,
                    host, collector, collected, waiters, opsLeft, at, grant,
-                   attempts, hadHost, drained, cleanerPc, cleanerGrant, owed, stranded>>
+                   attempts, hadHost, drained, cleanerPc, cleanerGrant, owed, stranded, queue, resv, robbed>>
 
 \* ArenaOps' MallocInsert and the guard's MallocExit; the DeviceBuffer is
 \* made and handed to the user.
@@ -302,7 +326,7 @@ MallocInsert(t) ==
     /\ Goto(t, "use")
     /\ UNCHANGED <<state, dev, unitOf, arenaOf, releases, mutex, host,
                    collector, collected, waiters, opsLeft, at, grant, hadHost,
-                   drained, cleanerPc, cleanerGrant, owed, stranded>>
+                   drained, cleanerPc, cleanerGrant, owed, stranded, queue, resv, robbed>>
 
 \* The user lets go of the buffer (and, a host user, of the host lock).
 Drop(t) ==
@@ -314,7 +338,7 @@ Drop(t) ==
     /\ Goto(t, "idle")
     /\ UNCHANGED <<state, inFlight, table, dev, unitOf, arenaOf, releases,
                    mutex, collector, collected, waiters, at, attempts, hadHost,
-                   drained, cleanerPc, cleanerGrant, owed, stranded>>
+                   drained, cleanerPc, cleanerGrant, owed, stranded, queue, resv, robbed>>
 
 -----------------------------------------------------------------------------
 (* The Cleaner: a pending buffer's action calls free(va) on its arena.     *)
@@ -336,7 +360,7 @@ CleanerStart ==
                    /\ UNCHANGED <<inFlight, table>>
     /\ UNCHANGED <<state, dev, unitOf, arenaOf, releases, mutex, host,
                    collector, collected, waiters, pc, opsLeft, at, grant,
-                   attempts, hadHost, drained, owed, stranded>>
+                   attempts, hadHost, drained, owed, stranded, queue, resv, robbed>>
 
 \* FreeAwaitClose: no close in progress.  CLOSED: the close drained the
 \* record and deallocated it; the action finishes without freeing.  OPEN
@@ -352,7 +376,7 @@ CleanerAwaitClose ==
     /\ cleanerPc' = "idle" /\ cleanerGrant' = 0
     /\ UNCHANGED <<state, inFlight, table, dev, unitOf, arenaOf, releases,
                    mutex, host, collector, collected, waiters, pc, opsLeft, at,
-                   grant, attempts, hadHost, drained, owed>>
+                   grant, attempts, hadHost, drained, owed, queue, resv, robbed>>
 
 \* FreeRelease: VmmBackend.deallocate = DeviceAllocator.free, under the
 \* mutex (FinalizerLock, FinalizerFree).
@@ -361,7 +385,7 @@ CleanerLock ==
     /\ mutex' = Cleaner /\ cleanerPc' = "free"
     /\ UNCHANGED <<state, inFlight, table, dev, unitOf, arenaOf, releases, buf,
                    host, collector, collected, waiters, pc, opsLeft, at, grant,
-                   attempts, hadHost, drained, cleanerGrant, owed, stranded>>
+                   attempts, hadHost, drained, cleanerGrant, owed, stranded, queue, resv, robbed>>
 
 \* Free, unlock, FreeExit; the cleaning action finishes.
 CleanerFree ==
@@ -369,13 +393,14 @@ CleanerFree ==
     /\ dev' = [dev EXCEPT ![unitOf[cleanerGrant]] = 0]
     /\ releases' = Releasing(cleanerGrant)
     /\ Settle(cleanerGrant)
+    /\ HandOff(unitOf[cleanerGrant])
     /\ mutex' = NoOne
     /\ inFlight' = [inFlight EXCEPT ![arenaOf[cleanerGrant]] = @ - 1]
     /\ buf' = [buf EXCEPT ![cleanerGrant] = "cleaned"]
     /\ cleanerPc' = "idle" /\ cleanerGrant' = 0
     /\ UNCHANGED <<state, table, unitOf, arenaOf, host, collector, collected,
                    waiters, pc, opsLeft, at, grant, attempts, hadHost, drained,
-                   stranded>>
+                   stranded, queue, robbed>>
 
 -----------------------------------------------------------------------------
 (* A closer: VmmArena.close() of CloseArena.                               *)
@@ -389,7 +414,7 @@ CloseYield(c) ==
     /\ UNCHANGED <<state, inFlight, table, dev, unitOf, arenaOf, releases, buf, mutex,
                    host, collector, collected, waiters, opsLeft, at, grant,
                    attempts, hadHost, drained, cleanerPc, cleanerGrant, owed,
-                   stranded>>
+                   stranded, queue, resv, robbed>>
 
 \* CloseBegin: CLOSING.
 CloseBegin(c) ==
@@ -400,7 +425,7 @@ CloseBegin(c) ==
     /\ UNCHANGED <<inFlight, table, dev, unitOf, arenaOf, releases, buf, mutex,
                    host, collector, collected, waiters, opsLeft, at, grant,
                    attempts, hadHost, drained, cleanerPc, cleanerGrant, owed,
-                   stranded>>
+                   stranded, queue, resv, robbed>>
 
 \* CloseAwaitDrain and CloseSeal: no malloc of the arena in flight; SEALED.
 CloseSeal(c) ==
@@ -410,7 +435,7 @@ CloseSeal(c) ==
     /\ UNCHANGED <<inFlight, table, dev, unitOf, arenaOf, releases, buf, mutex,
                    host, collector, collected, waiters, opsLeft, at, grant,
                    attempts, hadHost, drained, cleanerPc, cleanerGrant, owed,
-                   stranded>>
+                   stranded, queue, resv, robbed>>
 
 \* CloseAwaitSealed, CloseSnapshot and CloseCommit: the table is the
 \* closer's, the arena CLOSED.
@@ -422,7 +447,7 @@ CloseCommit(c) ==
     /\ Goto(c, "release")
     /\ UNCHANGED <<inFlight, dev, unitOf, arenaOf, releases, buf, mutex, host,
                    collector, collected, waiters, opsLeft, at, grant, attempts,
-                   hadHost, cleanerPc, cleanerGrant, owed, stranded>>
+                   hadHost, cleanerPc, cleanerGrant, owed, stranded, queue, resv, robbed>>
 
 \* The close has ended: a host closer takes the host lock back (HostAcquire,
 \* merged with its later release).
@@ -436,7 +461,7 @@ CloseAbort(c) ==
     /\ UNCHANGED <<inFlight, table, dev, unitOf, arenaOf, releases, buf, mutex,
                    host, collector, collected, waiters, opsLeft, at, grant,
                    attempts, hadHost, drained, cleanerPc, cleanerGrant, owed,
-                   stranded>>
+                   stranded, queue, resv, robbed>>
 
 \* DrainRelease of one record: DeviceAllocator.free under the mutex.
 DrainLock(c) ==
@@ -445,7 +470,7 @@ DrainLock(c) ==
     /\ Goto(c, "free")
     /\ UNCHANGED <<state, inFlight, table, dev, unitOf, arenaOf, releases, buf,
                    host, collector, collected, waiters, opsLeft, at, grant,
-                   attempts, hadHost, drained, cleanerPc, cleanerGrant, owed, stranded>>
+                   attempts, hadHost, drained, cleanerPc, cleanerGrant, owed, stranded, queue, resv, robbed>>
 
 DrainFree(c) ==
     /\ pc[c] = "free"
@@ -453,12 +478,13 @@ DrainFree(c) ==
          /\ dev' = [dev EXCEPT ![unitOf[g]] = 0]
          /\ releases' = Releasing(g)
          /\ Settle(g)
+         /\ HandOff(unitOf[g])
          /\ drained' = [drained EXCEPT ![c] = @ \ {g}]
     /\ mutex' = NoOne
     /\ Goto(c, "release")
     /\ UNCHANGED <<state, inFlight, table, unitOf, arenaOf, buf, host,
                    collector, collected, waiters, opsLeft, at, grant, attempts,
-                   hadHost, cleanerPc, cleanerGrant, stranded>>
+                   hadHost, cleanerPc, cleanerGrant, stranded, queue, robbed>>
 
 \* Every record deallocated: CloseUnlock.
 CloseEnd(c) ==
@@ -466,14 +492,14 @@ CloseEnd(c) ==
     /\ Ended(c)
     /\ UNCHANGED <<state, inFlight, table, dev, unitOf, arenaOf, releases, buf,
                    mutex, host, collector, collected, waiters, opsLeft, at, grant,
-                   attempts, hadHost, drained, cleanerPc, cleanerGrant, owed, stranded>>
+                   attempts, hadHost, drained, cleanerPc, cleanerGrant, owed, stranded, queue, resv, robbed>>
 
 CloseRehost(c) ==
     /\ pc[c] = "rehost" /\ host = NoOne
     /\ Goto(c, "done")
     /\ UNCHANGED <<state, inFlight, table, dev, unitOf, arenaOf, releases, buf,
                    mutex, host, collector, collected, waiters, opsLeft, at, grant,
-                   attempts, hadHost, drained, cleanerPc, cleanerGrant, owed, stranded>>
+                   attempts, hadHost, drained, cleanerPc, cleanerGrant, owed, stranded, queue, resv, robbed>>
 
 -----------------------------------------------------------------------------
 
@@ -541,6 +567,8 @@ TypeOK ==
     /\ cleanerPc \in {"idle", "lock", "free", "closewait"}
     /\ cleanerGrant \in {0} \cup Grants
     /\ owed \in [Users -> SUBSET Grants] /\ stranded \subseteq Grants
+    /\ queue \in Seq(Users) /\ Len(queue) = Cardinality({queue[k] : k \in 1..Len(queue)})
+    /\ resv \in [Users -> SUBSET Units] /\ robbed \in [Users -> BOOLEAN]
 
 \* Who holds a grant's record: an arena's table, a malloc between the device
 \* and the table, the Cleaner between the table and the device, a closer.
@@ -576,6 +604,16 @@ UsedMatchesGrants ==
 
 \* The guard counts the calls past it, the Cleaner's included.
 InFlightCounts == \A a \in Arenas : inFlight[a] = Cardinality(InFlightAt(a))
+
+\* LockOrdering's hand-off invariants, across arenas: handed-off units are
+\* free and handed to one queued user each, in queue order, and while a
+\* queued user wants one no free unit is free for all.
+HandOffInOrder ==
+    /\ \A t \in Users : resv[t] \subseteq FreeUnits /\ Cardinality(resv[t]) <= 1
+    /\ \A t \in Users : resv[t] # {} => Queued(t)
+    /\ \A s, t \in Users : s # t => resv[s] \cap resv[t] = {}
+    /\ \A j, k \in 1..Len(queue) : j < k /\ resv[queue[k]] # {} => resv[queue[j]] # {}
+    /\ Wanting # <<>> => FreeUnits \subseteq Reserved
 
 \* At most one collection runs.
 SingleFlight ==
@@ -630,6 +668,12 @@ StrandedOnlyWhileClosing ==
 \* to see (LockOrdering's excuse).
 OomOnlyAfterReclaim ==
     [][\A t \in Users : OutOfMemory(t) => owed[t] = {}]_vars
+
+\* LockOrdering's guarantee, across arenas: an allocation fails only if, as
+\* above, and no user that did not come before it took a unit while it
+\* waited for one.
+NoSpuriousOutOfMemory ==
+    [][\A t \in Users : OutOfMemory(t) => owed[t] = {} /\ ~robbed[t]]_vars
 
 \* Every allocation returns, with a buffer or out-of-memory.
 AllocationReturns == \A t \in Users : InCall(t) ~> ~InCall(t)

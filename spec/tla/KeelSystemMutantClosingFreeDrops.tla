@@ -19,7 +19,7 @@ CleanerStartSealedRemoves ==
                    /\ UNCHANGED <<inFlight, cleanerPc, cleanerGrant>>
     /\ UNCHANGED <<state, dev, unitOf, arenaOf, releases, mutex, host,
                    collector, collected, waiters, pc, opsLeft, at, grant,
-                   attempts, hadHost, drained, owed, stranded>>
+                   attempts, hadHost, drained, owed, stranded, queue, resv, robbed>>
 
 MutantNext ==
     \/ \E t \in Users : MallocEnter(t) \/ AllocStep(t) \/ Drop(t)

@@ -24,7 +24,7 @@ CleanerStartRefused ==
                    /\ UNCHANGED <<inFlight, table, cleanerPc, cleanerGrant>>
     /\ UNCHANGED <<state, dev, unitOf, arenaOf, releases, mutex, host,
                    collector, collected, waiters, pc, opsLeft, at, grant,
-                   attempts, hadHost, drained, owed>>
+                   attempts, hadHost, drained, owed, queue, resv, robbed>>
 
 MutantNext ==
     \/ \E t \in Users : MallocEnter(t) \/ AllocStep(t) \/ Drop(t)

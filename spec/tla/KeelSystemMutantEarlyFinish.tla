@@ -22,7 +22,7 @@ CleanerStartFinishFirst ==
                    /\ UNCHANGED <<inFlight, table>>
     /\ UNCHANGED <<state, dev, unitOf, arenaOf, releases, mutex, host,
                    collector, collected, waiters, pc, opsLeft, at, grant,
-                   attempts, hadHost, drained, owed, stranded>>
+                   attempts, hadHost, drained, owed, stranded, queue, resv, robbed>>
 
 MutantNext ==
     \/ \E t \in Users : MallocEnter(t) \/ AllocStep(t) \/ Drop(t)

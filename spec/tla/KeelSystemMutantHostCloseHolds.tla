@@ -15,7 +15,7 @@ CloseBeginHolding(c) ==
     /\ Goto(c, "drain")
     /\ UNCHANGED <<inFlight, table, dev, unitOf, arenaOf, releases, buf, mutex,
                    collector, collected, waiters, opsLeft, at, grant, attempts,
-                   hadHost, drained, cleanerPc, cleanerGrant, owed, stranded>>
+                   hadHost, drained, cleanerPc, cleanerGrant, owed, stranded, queue, resv, robbed>>
 
 LetGoOfHost(c) == host' = IF c \in HostClosers THEN NoOne ELSE host
 
@@ -25,14 +25,14 @@ CloseAbortHolding(c) ==
     /\ LetGoOfHost(c) /\ Goto(c, "done")
     /\ UNCHANGED <<inFlight, table, dev, unitOf, arenaOf, releases, buf, mutex,
                    collector, collected, waiters, opsLeft, at, grant, attempts,
-                   hadHost, drained, cleanerPc, cleanerGrant, owed, stranded>>
+                   hadHost, drained, cleanerPc, cleanerGrant, owed, stranded, queue, resv, robbed>>
 
 CloseEndHolding(c) ==
     /\ pc[c] = "release" /\ drained[c] = {}
     /\ LetGoOfHost(c) /\ Goto(c, "done")
     /\ UNCHANGED <<state, inFlight, table, dev, unitOf, arenaOf, releases, buf,
                    mutex, collector, collected, waiters, opsLeft, at, grant,
-                   attempts, hadHost, drained, cleanerPc, cleanerGrant, owed, stranded>>
+                   attempts, hadHost, drained, cleanerPc, cleanerGrant, owed, stranded, queue, resv, robbed>>
 
 MutantCloseStep(c) ==
     \/ CloseBeginHolding(c) \/ CloseSeal(c) \/ CloseCommit(c) \/ DrainLock(c)

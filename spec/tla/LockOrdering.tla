@@ -19,15 +19,24 @@
 (* the GIL around blocking calls -- and finally re-locks the mutex.        *)
 (* After MaxAttempts tries the allocation returns out-of-memory.           *)
 (*                                                                         *)
+(* Hand-off (issue 22).  The threads in a pressure round form a queue in   *)
+(* the order of their first failed try.  A unit freed while some of them   *)
+(* still want one is handed to the first of those: it stays free, but only *)
+(* that thread may take it.  A thread whose callback fails leaves the      *)
+(* queue and hands its unit, if it had one, to the next waiter.  So a      *)
+(* thread that arrives later, or a fresh allocation, never takes memory    *)
+(* reclaimed for a thread that waited longer (NoSpuriousOutOfMemory).      *)
+(*                                                                         *)
 (* One action per atomic step of the Java kernel.  A lock release is       *)
 (* merged into the step just before it (a release commutes to the left,   *)
 (* so this hides no interleaving that matters).                            *)
 (*                                                                         *)
 (* A reader should check: TypeOK; NoCircularWait and TLC's deadlock check; *)
-(* NoHostWaitUnderMutex; SingleFlight; ExhaustionIsReal;                   *)
-(* OomOnlyAfterReclaim; AllocationReturns under Fairness.                  *)
+(* NoHostWaitUnderMutex; SingleFlight; ExhaustionIsReal; HandOffInOrder;  *)
+(* NoFreeUnitPassesAWaiter; OomOnlyAfterReclaim; NoSpuriousOutOfMemory;    *)
+(* AllocationReturns under Fairness.                                       *)
 (***************************************************************************)
-EXTENDS Naturals, FiniteSets
+EXTENDS Naturals, FiniteSets, Sequences
 
 CONSTANTS
     HostThreads,     \* threads that hold the host lock while allocating
@@ -64,11 +73,15 @@ VARIABLES
     collector, \* the thread running the (single) collection, or NoOne
     waiters,   \* threads waiting for the running collection to end
     finPc,     \* the finalizer: "idle" or "free" (holds the mutex)
-    owed       \* history: owed[t] = units reclaimable at t's last pressure
+    owed,      \* history: owed[t] = units reclaimable at t's last pressure
                \* event that have not been freed since
+    queue,     \* the threads in a pressure round, in the order they entered
+    resv,      \* resv[t]: the free unit handed to t ({} if none)
+    robbed     \* history: robbed[t] = a thread that did not come before t
+               \* took a unit while t was waiting for one
 
 vars == <<pc, ret, hadHost, attempts, mutex, host, mem, collector, waiters,
-          finPc, owed>>
+          finPc, owed, queue, resv, robbed>>
 
 PcValues == {"idle", "lock", "try", "exhausted", "unlock", "join",
              "hostAcquire", "collect", "awaitFin", "hostRelease", "finish",
@@ -78,6 +91,22 @@ PcValues == {"idle", "lock", "try", "exhausted", "unlock", "join",
 FreeUnits    == {u \in Units : mem[u] = "free"}
 PendingUnits == {u \in Units : mem[u] = "pending"}
 GarbageUnits == {u \in Units : mem[u] = "garbage"}
+
+Queued(t)    == \E k \in 1..Len(queue) : queue[k] = t
+Pos(t)       == CHOOSE k \in 1..Len(queue) : queue[k] = t
+Reserved     == UNION {resv[t] : t \in Threads}
+\* The units t may take: the free ones handed to nobody, and its own.
+Available(t) == (FreeUnits \ Reserved) \cup resv[t]
+\* The queue without t.
+Leave(t)     == SelectSeq(queue, LAMBDA s : s # t)
+\* The queued threads of q that still want a unit, in order.
+Wanting(q)   == SelectSeq(q, LAMBDA s : resv[s] = {})
+\* resv after the free unit u is handed to the first waiter of q that
+\* wants one (if none does, u is free for all).
+HandOff(u, q) ==
+    IF Wanting(q) = <<>> THEN resv ELSE [resv EXCEPT ![Head(Wanting(q))] = {u}]
+\* s was waiting for a unit, and t, which did not come before s, took one.
+Robs(t, s) == Queued(s) /\ resv[s] = {} /\ s # t /\ ~(Queued(t) /\ Pos(t) < Pos(s))
 
 TypeOK ==
     /\ pc \in [Threads -> PcValues \ {"none"}]
@@ -91,6 +120,10 @@ TypeOK ==
     /\ waiters \subseteq Threads
     /\ finPc \in {"idle", "free"}
     /\ owed \in [Threads -> SUBSET Units]
+    /\ queue \in Seq(Threads)
+    /\ Len(queue) = Cardinality({queue[k] : k \in 1..Len(queue)})
+    /\ resv \in [Threads -> SUBSET Units]
+    /\ robbed \in [Threads -> BOOLEAN]
 
 Init ==
     /\ pc = [t \in Threads |-> "idle"]
@@ -104,6 +137,9 @@ Init ==
     /\ waiters = {}
     /\ finPc = "idle"
     /\ owed = [t \in Threads |-> {}]
+    /\ queue = <<>>
+    /\ resv = [t \in Threads |-> {}]
+    /\ robbed = [t \in Threads |-> FALSE]
 
 -----------------------------------------------------------------------------
 (* The caller (environment): a host thread enters holding the host lock.  *)
@@ -115,7 +151,9 @@ CallerEnter(t) ==
          ELSE UNCHANGED host
     /\ pc' = [pc EXCEPT ![t] = "lock"]
     /\ attempts' = [attempts EXCEPT ![t] = 0]
-    /\ UNCHANGED <<ret, hadHost, mutex, mem, collector, waiters, finPc, owed>>
+    /\ robbed' = [robbed EXCEPT ![t] = FALSE]
+    /\ UNCHANGED <<ret, hadHost, mutex, mem, collector, waiters, finPc, owed,
+                   queue, resv>>
 
 \* The caller drops its buffer (it becomes garbage) and leaves.
 CallerExit(t) ==
@@ -124,7 +162,7 @@ CallerExit(t) ==
     /\ host' = IF t \in HostThreads THEN NoOne ELSE host
     /\ pc' = [pc EXCEPT ![t] = "idle"]
     /\ UNCHANGED <<ret, hadHost, attempts, mutex, collector, waiters, finPc,
-                   owed>>
+                   owed, queue, resv, robbed>>
 
 -----------------------------------------------------------------------------
 (* DeviceAllocator.allocate                                                *)
@@ -135,42 +173,53 @@ AllocLock(t) ==
     /\ mutex' = t
     /\ pc' = [pc EXCEPT ![t] = "try"]
     /\ UNCHANGED <<ret, hadHost, attempts, host, mem, collector, waiters,
-                   finPc, owed>>
+                   finPc, owed, queue, resv, robbed>>
 
-\* Try the regions: take a free unit and return (unlocking), or exhausted.
-\* Free units are interchangeable (none is in any owed set), so taking the
-\* first one loses no behaviour.
+\* Try the regions: take the unit handed to t, or else a free unit handed
+\* to nobody, leave the queue and return (unlocking); or exhausted.  Free
+\* units handed to nobody are interchangeable (none is in any owed set), so
+\* taking the first one loses no behaviour.
 AllocTry(t) ==
     /\ pc[t] = "try"
     /\ attempts' = [attempts EXCEPT ![t] = @ + 1]
-    /\ IF FreeUnits # {}
-         THEN /\ mem' = [mem EXCEPT ![CHOOSE u \in FreeUnits : TRUE] = t]
-              /\ mutex' = NoOne
-              /\ pc' = [pc EXCEPT ![t] = "done"]
-              /\ owed' = [owed EXCEPT ![t] = {}]
+    /\ IF Available(t) # {}
+         THEN LET u == CHOOSE v \in IF resv[t] # {} THEN resv[t]
+                                                   ELSE Available(t) : TRUE
+              IN /\ mem' = [mem EXCEPT ![u] = t]
+                 /\ mutex' = NoOne
+                 /\ pc' = [pc EXCEPT ![t] = "done"]
+                 /\ owed' = [owed EXCEPT ![t] = {}]
+                 /\ queue' = Leave(t)
+                 /\ resv' = [resv EXCEPT ![t] = {}]
+                 /\ robbed' = [s \in Threads |-> robbed[s] \/ Robs(t, s)]
          ELSE /\ pc' = [pc EXCEPT ![t] = "exhausted"]
-              /\ UNCHANGED <<mem, mutex, owed>>
+              /\ UNCHANGED <<mem, mutex, owed, queue, resv, robbed>>
     /\ UNCHANGED <<ret, hadHost, host, collector, waiters, finPc>>
 
-\* RetryPolicy says stop: unlock and throw DeviceOutOfMemoryException.
+\* RetryPolicy says stop: leave the queue, unlock and throw
+\* DeviceOutOfMemoryException.  (A thread whose try failed has no unit.)
 OutOfMemory(t) ==
     /\ pc[t] = "exhausted"
     /\ attempts[t] = MaxAttempts
     /\ mutex' = NoOne
     /\ pc' = [pc EXCEPT ![t] = "done"]
     /\ owed' = [owed EXCEPT ![t] = {}]
+    /\ queue' = Leave(t)
     /\ UNCHANGED <<ret, hadHost, attempts, host, mem, collector, waiters,
-                   finPc>>
+                   finPc, resv, robbed>>
 
 \* The callback is called with the mutex held; it notes whether its thread
-\* holds the host lock (HostLock.isHeldByCurrentThread()).
+\* holds the host lock (HostLock.isHeldByCurrentThread()).  The thread
+\* joins the end of the queue at its first round and keeps its place.
 PressureEnter(t) ==
     /\ pc[t] = "exhausted"
     /\ attempts[t] < MaxAttempts
     /\ hadHost' = [hadHost EXCEPT ![t] = (host = t)]
     /\ owed' = [owed EXCEPT ![t] = GarbageUnits \cup PendingUnits]
     /\ pc' = [pc EXCEPT ![t] = "unlock"]
-    /\ UNCHANGED <<ret, attempts, mutex, host, mem, collector, waiters, finPc>>
+    /\ queue' = IF Queued(t) THEN queue ELSE Append(queue, t)
+    /\ UNCHANGED <<ret, attempts, mutex, host, mem, collector, waiters, finPc,
+                   resv, robbed>>
 
 -----------------------------------------------------------------------------
 (* GcReclaimer.onPressure                                                  *)
@@ -180,7 +229,8 @@ CallbackUnlock(t) ==
     /\ mutex' = NoOne
     /\ pc' = [pc EXCEPT ![t] = "join"]
     /\ UNCHANGED <<ret, hadHost, attempts, host, mem, collector, waiters,
-                   finPc, owed>>
+                   finPc, owed, queue,
+                   resv, robbed>>
 
 \* The running collection has already made garbage pending: it cannot
 \* reclaim garbage that appeared since.
@@ -207,7 +257,8 @@ ReclaimJoin(t) ==
               /\ owed' = IF ExcuseLateJoiners /\ CollectedAlready
                            THEN [owed EXCEPT ![t] = @ \ GarbageUnits]
                            ELSE owed
-    /\ UNCHANGED <<hadHost, attempts, mutex, host, mem, finPc>>
+    /\ UNCHANGED <<hadHost, attempts, mutex, host, mem, finPc, queue,
+                   resv, robbed>>
 
 \* Take the host lock (as collector, or again after waiting), then ret[t].
 HostAcquire(t) ==
@@ -217,7 +268,8 @@ HostAcquire(t) ==
     /\ pc' = [pc EXCEPT ![t] = ret[t]]
     /\ ret' = [ret EXCEPT ![t] = "none"]
     /\ UNCHANGED <<hadHost, attempts, mutex, mem, collector, waiters, finPc,
-                   owed>>
+                   owed, queue,
+                   resv, robbed>>
 
 \* System.gc(): every unreachable buffer becomes pending for the Cleaner.
 Collect(t) ==
@@ -225,7 +277,8 @@ Collect(t) ==
     /\ mem' = [u \in Units |-> IF mem[u] = "garbage" THEN "pending" ELSE mem[u]]
     /\ pc' = [pc EXCEPT ![t] = "awaitFin"]
     /\ UNCHANGED <<ret, hadHost, attempts, mutex, host, collector, waiters,
-                   finPc, owed>>
+                   finPc, owed, queue,
+                   resv, robbed>>
 
 \* Wait until the finalizers have freed everything pending; with a
 \* deadline the wait may also end at any moment before that.
@@ -237,7 +290,8 @@ AwaitFinalizers(t) ==
          ELSE /\ pc' = [pc EXCEPT ![t] = "hostRelease"]
               /\ ret' = [ret EXCEPT ![t] = "finish"]
     /\ UNCHANGED <<hadHost, attempts, mutex, host, mem, collector, waiters,
-                   finPc, owed>>
+                   finPc, owed, queue,
+                   resv, robbed>>
 
 \* Give the host lock up (after collecting, or before waiting), then ret[t].
 HostRelease(t) ==
@@ -246,7 +300,8 @@ HostRelease(t) ==
     /\ pc' = [pc EXCEPT ![t] = ret[t]]
     /\ ret' = [ret EXCEPT ![t] = "none"]
     /\ UNCHANGED <<hadHost, attempts, mutex, mem, collector, waiters, finPc,
-                   owed>>
+                   owed, queue,
+                   resv, robbed>>
 
 \* The collection is over: give up the role and wake every waiter.
 ReclaimFinish(t) ==
@@ -254,7 +309,8 @@ ReclaimFinish(t) ==
     /\ collector' = NoOne
     /\ waiters' = {}
     /\ pc' = [pc EXCEPT ![t] = "relock"]
-    /\ UNCHANGED <<ret, hadHost, attempts, mutex, host, mem, finPc, owed>>
+    /\ UNCHANGED <<ret, hadHost, attempts, mutex, host, mem, finPc, owed, queue,
+                   resv, robbed>>
 
 \* A waiter wakes when the collection it joined is over, and takes the host
 \* lock back if it gave it up.
@@ -266,7 +322,8 @@ AwaitCollection(t) ==
               /\ ret' = [ret EXCEPT ![t] = "relock"]
          ELSE pc' = [pc EXCEPT ![t] = "relock"] /\ UNCHANGED ret
     /\ UNCHANGED <<hadHost, attempts, mutex, host, mem, collector, waiters,
-                   finPc, owed>>
+                   finPc, owed, queue,
+                   resv, robbed>>
 
 \* The callback returns with the mutex held again; the allocator retries.
 CallbackRelock(t) ==
@@ -275,7 +332,25 @@ CallbackRelock(t) ==
     /\ mutex' = t
     /\ pc' = [pc EXCEPT ![t] = "try"]
     /\ UNCHANGED <<ret, hadHost, attempts, host, mem, collector, waiters,
-                   finPc, owed>>
+                   finPc, owed, queue,
+                   resv, robbed>>
+
+\* The callback failed (it threw, or returned without the mutex): the
+\* allocation ends with that error, without a retry.  Under the mutex (the
+\* callback's, or taken again) the thread leaves the queue and hands the
+\* unit it was given, if any, to the next waiter that wants one.
+GiveUp(t) ==
+    /\ \/ pc[t] = "relock" /\ mutex = NoOne
+       \/ pc[t] = "try" /\ Queued(t)
+    /\ mutex' = NoOne
+    /\ pc' = [pc EXCEPT ![t] = "done"]
+    /\ owed' = [owed EXCEPT ![t] = {}]
+    /\ queue' = Leave(t)
+    /\ resv' = IF resv[t] = {} THEN resv
+               ELSE [HandOff(CHOOSE u \in resv[t] : TRUE, Leave(t))
+                       EXCEPT ![t] = {}]
+    /\ UNCHANGED <<ret, hadHost, attempts, host, mem, collector, waiters,
+                   finPc, robbed>>
 
 -----------------------------------------------------------------------------
 (* The finalizer (Cleaner thread): DeviceAllocator.free under the mutex.   *)
@@ -287,17 +362,20 @@ FinalizerLock ==
     /\ mutex' = Finalizer
     /\ finPc' = "free"
     /\ UNCHANGED <<pc, ret, hadHost, attempts, host, mem, collector, waiters,
-                   owed>>
+                   owed, queue, resv, robbed>>
 
-\* Free one pending unit, in no particular order, and unlock.
+\* Free one pending unit, in no particular order, hand it to the first
+\* waiter that wants one, and unlock.
 FinalizerFree ==
     /\ finPc = "free"
     /\ \E u \in PendingUnits :
            /\ mem' = [mem EXCEPT ![u] = "free"]
            /\ owed' = [t \in Threads |-> owed[t] \ {u}]
+           /\ resv' = HandOff(u, queue)
     /\ mutex' = NoOne
     /\ finPc' = "idle"
-    /\ UNCHANGED <<pc, ret, hadHost, attempts, host, collector, waiters>>
+    /\ UNCHANGED <<pc, ret, hadHost, attempts, host, collector, waiters,
+                   queue, robbed>>
 
 -----------------------------------------------------------------------------
 
@@ -306,7 +384,7 @@ ThreadNext(t) ==
     \/ AllocLock(t) \/ AllocTry(t) \/ OutOfMemory(t) \/ PressureEnter(t)
     \/ CallbackUnlock(t) \/ ReclaimJoin(t) \/ HostAcquire(t) \/ Collect(t)
     \/ AwaitFinalizers(t) \/ HostRelease(t) \/ ReclaimFinish(t)
-    \/ AwaitCollection(t) \/ CallbackRelock(t)
+    \/ AwaitCollection(t) \/ CallbackRelock(t) \/ GiveUp(t)
 
 Next == (\E t \in Threads : ThreadNext(t)) \/ FinalizerLock \/ FinalizerFree
 
@@ -364,7 +442,23 @@ SingleFlight ==
 \* Out-of-memory is decided on a real shortage: from a failed try to its
 \* outcome the thread holds the mutex, so no unit can become free meanwhile.
 ExhaustionIsReal ==
-    \A t \in Threads : pc[t] = "exhausted" => FreeUnits = {} /\ mutex = t
+    \A t \in Threads : pc[t] = "exhausted" => Available(t) = {} /\ mutex = t
+
+\* Handed-off units are free, each handed to one queued thread, and the queue
+\* is served in order: a waiter has a unit only if all ahead of it have one.
+HandOffInOrder ==
+    /\ \A t \in Threads : resv[t] \subseteq FreeUnits /\ Cardinality(resv[t]) <= 1
+    /\ \A t \in Threads : resv[t] # {} => Queued(t)
+    /\ \A s, t \in Threads : s # t => resv[s] \cap resv[t] = {}
+    /\ \A j, k \in 1..Len(queue) : j < k /\ resv[queue[k]] # {} => resv[queue[j]] # {}
+
+\* While a queued thread still wants a unit, no free unit is free for all.
+NoFreeUnitPassesAWaiter ==
+    Wanting(queue) # <<>> => FreeUnits \subseteq Reserved
+
+\* Only threads in a pressure round are queued.
+QueueHoldsWaiters ==
+    \A t \in Threads : Queued(t) => pc[t] \notin {"idle", "lock", "done"}
 
 -----------------------------------------------------------------------------
 (* Properties                                                              *)
@@ -375,6 +469,14 @@ ExhaustionIsReal ==
 \* collection's gc call is excused for the garbage it still saw then.
 OomOnlyAfterReclaim ==
     [][\A t \in Threads : OutOfMemory(t) => owed[t] = {}]_vars
+
+\* The guarantee users get: an allocation fails only if every unit that was
+\* reclaimable when its last pressure event began has been freed (as in
+\* OomOnlyAfterReclaim), and no thread that did not come before it took a
+\* unit while it waited for one: what was reclaimed while it waited went to
+\* threads that waited longer.
+NoSpuriousOutOfMemory ==
+    [][\A t \in Threads : OutOfMemory(t) => owed[t] = {} /\ ~robbed[t]]_vars
 
 \* Every allocation returns, with memory or out-of-memory.
 AllocationReturns ==

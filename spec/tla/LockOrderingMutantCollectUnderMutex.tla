@@ -9,7 +9,7 @@ CallbackKeepsMutex(t) ==
     /\ pc[t] = "unlock"
     /\ pc' = [pc EXCEPT ![t] = "join"]
     /\ UNCHANGED <<ret, hadHost, attempts, mutex, host, mem, collector,
-                   waiters, finPc, owed>>
+                   waiters, finPc, owed, queue, resv, robbed>>
 
 MutantThreadNext(t) ==
     \/ CallerEnter(t) \/ CallerExit(t) \/ AllocLock(t) \/ AllocTry(t)
@@ -17,6 +17,7 @@ MutantThreadNext(t) ==
     \/ ReclaimJoin(t) \/ HostAcquire(t) \/ Collect(t)
     \/ AwaitFinalizers(t) \/ HostRelease(t) \/ ReclaimFinish(t)
     \/ AwaitCollection(t) \/ CallbackRelock(t)
+    \/ GiveUp(t)
 
 MutantNext ==
     (\E t \in Threads : MutantThreadNext(t)) \/ FinalizerLock \/ FinalizerFree

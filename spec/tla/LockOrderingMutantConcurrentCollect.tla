@@ -13,7 +13,8 @@ ReclaimAlways(t) ==
          THEN pc' = [pc EXCEPT ![t] = "collect"] /\ UNCHANGED ret
          ELSE /\ pc' = [pc EXCEPT ![t] = "hostAcquire"]
               /\ ret' = [ret EXCEPT ![t] = "collect"]
-    /\ UNCHANGED <<hadHost, attempts, mutex, host, mem, waiters, finPc, owed>>
+    /\ UNCHANGED <<hadHost, attempts, mutex, host, mem, waiters, finPc, owed,
+                   queue, resv, robbed>>
 
 MutantThreadNext(t) ==
     \/ CallerEnter(t) \/ CallerExit(t) \/ AllocLock(t) \/ AllocTry(t)
@@ -21,6 +22,7 @@ MutantThreadNext(t) ==
     \/ ReclaimAlways(t) \/ HostAcquire(t) \/ Collect(t)
     \/ AwaitFinalizers(t) \/ HostRelease(t) \/ ReclaimFinish(t)
     \/ AwaitCollection(t) \/ CallbackRelock(t)
+    \/ GiveUp(t)
 
 MutantNext ==
     (\E t \in Threads : MutantThreadNext(t)) \/ FinalizerLock \/ FinalizerFree

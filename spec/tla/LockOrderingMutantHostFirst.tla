@@ -16,7 +16,9 @@ PressureEnterHostFirst(t) ==
          THEN pc' = [pc EXCEPT ![t] = "unlock"] /\ UNCHANGED ret
          ELSE /\ pc' = [pc EXCEPT ![t] = "hostAcquire"]
               /\ ret' = [ret EXCEPT ![t] = "unlock"]
-    /\ UNCHANGED <<attempts, mutex, host, mem, collector, waiters, finPc>>
+    /\ queue' = IF Queued(t) THEN queue ELSE Append(queue, t)
+    /\ UNCHANGED <<attempts, mutex, host, mem, collector, waiters, finPc,
+                   resv, robbed>>
 
 MutantThreadNext(t) ==
     \/ CallerEnter(t) \/ CallerExit(t) \/ AllocLock(t) \/ AllocTry(t)
@@ -24,6 +26,7 @@ MutantThreadNext(t) ==
     \/ ReclaimJoin(t) \/ HostAcquire(t) \/ Collect(t)
     \/ AwaitFinalizers(t) \/ HostRelease(t) \/ ReclaimFinish(t)
     \/ AwaitCollection(t) \/ CallbackRelock(t)
+    \/ GiveUp(t)
 
 MutantNext ==
     (\E t \in Threads : MutantThreadNext(t)) \/ FinalizerLock \/ FinalizerFree

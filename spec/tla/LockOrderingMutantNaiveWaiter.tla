@@ -18,7 +18,8 @@ ReclaimJoinKeepHost(t) ==
               /\ owed' = IF ExcuseLateJoiners /\ CollectedAlready
                            THEN [owed EXCEPT ![t] = @ \ GarbageUnits]
                            ELSE owed
-              /\ UNCHANGED <<ret, attempts, mutex, host, mem, collector, finPc>>
+              /\ UNCHANGED <<ret, attempts, mutex, host, mem, collector, finPc,
+                             queue, resv, robbed>>
 
 MutantThreadNext(t) ==
     \/ CallerEnter(t) \/ CallerExit(t) \/ AllocLock(t) \/ AllocTry(t)
@@ -26,6 +27,7 @@ MutantThreadNext(t) ==
     \/ ReclaimJoinKeepHost(t) \/ HostAcquire(t) \/ Collect(t)
     \/ AwaitFinalizers(t) \/ HostRelease(t) \/ ReclaimFinish(t)
     \/ AwaitCollection(t) \/ CallbackRelock(t)
+    \/ GiveUp(t)
 
 MutantNext ==
     (\E t \in Threads : MutantThreadNext(t)) \/ FinalizerLock \/ FinalizerFree

@@ -21,6 +21,7 @@ MutantThreadNext(t) ==
     \/ CallbackUnlock(t) \/ ReclaimJoin(t) \/ HostAcquire(t)
     \/ Collect(t) \/ AwaitFinalizers(t) \/ HostRelease(t)
     \/ ReclaimFinish(t) \/ AwaitCollection(t) \/ CallbackRelock(t)
+    \/ GiveUp(t)
 
 MutantNext ==
     (\E t \in Threads : MutantThreadNext(t)) \/ FinalizerLock \/ FinalizerFree

@@ -57,6 +57,7 @@ OtherStep(e) ==
     \/ e.a = "AwaitCollection" /\ AwaitCollection(e.t)
     \/ e.a = "CallbackRelock" /\ CallbackRelock(e.t)
     \/ e.a = "FinalizerLock" /\ FinalizerLock
+    \/ e.a = "GiveUp" /\ GiveUp(e.t)
 
 \* The LockOrdering step that event e names, with the logged values.
 Step(e) ==
@@ -84,9 +85,10 @@ TraceNext == TraceStep \/ Done
 
 TraceSpec == TraceInit /\ [][TraceNext]_traceVars
 
-\* OomOnlyAfterReclaim, for the logs whose waits for the cleaners all completed.
-TraceOomOnlyAfterReclaim ==
-    [][Deadline \/ \A t \in Threads : OutOfMemory(t) => owed[t] = {}]_vars
+\* NoSpuriousOutOfMemory (so OomOnlyAfterReclaim too), for the logs whose
+\* waits for the cleaners all completed.
+TraceNoSpuriousOutOfMemory ==
+    [][Deadline \/ \A t \in Threads : OutOfMemory(t) => owed[t] = {} /\ ~robbed[t]]_vars
 
 -----------------------------------------------------------------------------
 (* The diagnosis of a log that does not fit                               *)
@@ -94,7 +96,7 @@ TraceOomOnlyAfterReclaim ==
 ThreadActions == {"CallerEnter", "CallerExit", "AllocLock", "AllocTry",
                   "OutOfMemory", "PressureEnter", "CallbackUnlock", "ReclaimJoin",
                   "HostAcquire", "Collect", "AwaitFinalizers", "HostRelease",
-                  "ReclaimFinish", "AwaitCollection", "CallbackRelock"}
+                  "ReclaimFinish", "AwaitCollection", "CallbackRelock", "GiveUp"}
 
 ThreadAction(a, t) ==
     CASE a = "CallerEnter" -> CallerEnter(t)
@@ -112,6 +114,7 @@ ThreadAction(a, t) ==
       [] a = "ReclaimFinish" -> ReclaimFinish(t)
       [] a = "AwaitCollection" -> AwaitCollection(t)
       [] a = "CallbackRelock" -> CallbackRelock(t)
+      [] a = "GiveUp" -> GiveUp(t)
 
 \* The finalizer's process name in the logs.
 Fin == "fin"

@@ -71,17 +71,42 @@ import org.jspecify.annotations.Nullable;
  * interrupt flag is set after a round starts no further round (its waits would end at once
  * anyway), and the flag stays set.
  *
+ * <p><b>Hand-off.</b> The lock is released during the callback, so without more, memory that a
+ * collection reclaimed for a waiting thread would be free for all, and a thread that came later
+ * could take it first (spec mutant {@code UnfairHandOff}: a spurious out-of-memory). So the
+ * threads in a pressure round wait in a queue, in the order of their first failed try, and the
+ * free bytes are handed to them in that order (spec {@code LockOrdering}: {@code queue},
+ * {@code resv}):
+ * <ul>
+ *   <li>a free while someone waits ({@code FinalizerFree}) hands its bytes to the first waiter
+ *       that has fewer than it asked for, then to the next, and only what none of them wants is
+ *       free for all;</li>
+ *   <li>a thread that joins the queue ({@code PressureEnter}) gets the free bytes that nobody was
+ *       handed, up to its request (there are some only when nobody ahead of it still wants any);</li>
+ *   <li>a try ({@code AllocTry}) may use the free bytes nobody was handed and those handed to its
+ *       own thread; its success uses up its thread's share and leaves the queue;</li>
+ *   <li>a thread that leaves the queue without memory (out-of-memory, an interrupt, a failed
+ *       callback: {@code OutOfMemory}, {@code GiveUp}) hands what it was given to the next
+ *       waiters, as a free would.</li>
+ * </ul>
+ * Hence a waiter has bytes only when every waiter ahead of it has all it asked for
+ * ({@code HandOffInOrder}), and while someone still wants bytes none are free for all
+ * ({@code NoFreeUnitPassesAWaiter}). The queue's head is a pointer to the first waiter that
+ * still wants bytes, so a free or a leave costs O(1) plus one step per waiter it completes. The
+ * spec's requests are of one unit; bytes are its generalisation (a share is a part of a unit,
+ * and a share smaller than the request is why a new waiter may be handed bytes at once). The
+ * price of order: a large request at the head of the queue takes every byte freed until it has
+ * its share or leaves, for at most the rounds its policy allows.
+ *
  * <p><b>Guarantees.</b> An out-of-memory error is decided under the lock, right after a failed
- * try, so at that moment fewer bytes were free than requested ({@code ExhaustionIsReal}), or the
- * device refused the mapping. With a
- * {@link GcReclaimer} whose cleaners finish within its deadline, an allocation fails only after
- * every buffer that was garbage when its last pressure round began has been freed (property
- * {@code OomOnlyAfterReclaim}), except garbage that appeared after the gc of a collection this
- * thread joined late, which that collection could not see. It does not mean that the freed memory
- * was still there for this thread: the lock is released during the callback, so another thread
- * may take it first; {@link DeviceOutOfMemoryException#reclaimedBytes()} shows when that
- * happened, and more rounds make it less likely. Nothing stronger can hold without holding the
- * lock across the collection, which deadlocks with the cleaners. Every allocation returns
+ * try, so at that moment fewer bytes were free for this thread than requested
+ * ({@code ExhaustionIsReal}: the free bytes handed to threads that waited longer are not), or the
+ * device refused the mapping. With a {@link GcReclaimer} whose cleaners finish within its
+ * deadline, an allocation fails only after every buffer that was garbage when its last pressure
+ * round began has been freed, and when no thread that came after it took memory while it waited
+ * (property {@code NoSpuriousOutOfMemory}): what its rounds reclaimed went to it or to threads
+ * that waited longer. The exception is garbage that appeared after the gc of a collection this
+ * thread joined late, which that collection could not see. Every allocation returns
  * ({@code AllocationReturns}) as long as the callback and the host lock's holders do.
  *
  * <p>{@link #free(long)} takes the lock too (spec: {@code FinalizerLock}, then {@code FinalizerFree}
@@ -113,6 +138,7 @@ public final class DeviceAllocator {
     private final Map<Long, Block> allocated = new HashMap<>();
     private long nextHandle = 1L;
     private long bytesFreedTotal; // every free ever, to measure what a callback reclaimed
+    private final HandOffQueue queue = new HandOffQueue();
 
     // Written under mutex, read without it (stats(): monitoring never takes the allocator lock).
     private volatile long usedBytes;
@@ -206,14 +232,19 @@ public final class DeviceAllocator {
         String outcome = null;
         String lastNote = null; // what the last callback said about its round
         Try attempt = new Try();
+        Waiter waiter = null; // this allocation's place in the hand-off queue, from its first round
         mutex.lock(); // LockOrdering: AllocLock
         try {
             if (Trace.ON) {
                 Trace.record(traceId, "AllocLock", "size", size);
             }
             while (true) {
-                tryOnce(size, mapping, attempt); // LockOrdering: AllocTry
+                tryOnce(size, mapping, attempt, waiter); // LockOrdering: AllocTry
                 attempts++;
+                if (attempt.handle != NO_BLOCK && waiter != null) {
+                    queue.leave(waiter, true); // LockOrdering: AllocTry (its share used up)
+                    waiter = null;
+                }
                 if (Trace.ON) {
                     Trace.record(traceId, "AllocTry", "handle", attempt.handle);
                 }
@@ -229,10 +260,19 @@ public final class DeviceAllocator {
                 if (stop != null) {
                     outcome = "out of memory";
                     String why = stop.isEmpty() && lastNote != null ? "last pressure round: " + lastNote : stop;
+                    DeviceOutOfMemoryException oom = outOfMemory(size, reclaimed, attempts, why, attempt.refusal,
+                            waiter);
+                    if (waiter != null) {
+                        queue.leave(waiter, false); // LockOrdering: OutOfMemory (hands its share on)
+                        waiter = null;
+                    }
                     if (Trace.ON) {
                         Trace.record(traceId, "OutOfMemory");
                     }
-                    throw outOfMemory(size, reclaimed, attempts, why, attempt.refusal); // LockOrdering: OutOfMemory
+                    throw oom; // LockOrdering: OutOfMemory
+                }
+                if (waiter == null) {
+                    waiter = queue.join(size); // LockOrdering: PressureEnter (the end of the queue)
                 }
                 long freedBefore = bytesFreedTotal;
                 countPressureRound();
@@ -243,6 +283,9 @@ public final class DeviceAllocator {
         } catch (RuntimeException | Error e) {
             if (outcome == null) {
                 outcome = "failed: " + e;
+            }
+            if (waiter != null) {
+                giveUp(waiter);
             }
             failedAllocations.incrementAndGet();
             throw e;
@@ -274,7 +317,7 @@ public final class DeviceAllocator {
                 throw new IllegalArgumentException(name + ": free of unknown handle " + handle
                         + " (never allocated here, or freed already)");
             }
-            regions.give(block); // LockOrdering: FinalizerFree
+            queue.handOff(regions.give(block)); // LockOrdering: FinalizerFree (to the first waiters)
             if (Trace.ON) {
                 Trace.record(traceId, "FinalizerFree", "handle", handle);
             }
@@ -344,8 +387,8 @@ public final class DeviceAllocator {
      * One {@code AllocTry}: a block of the regions, then its mapping. A refused mapping gives the
      * block back; as far as the pressure path can tell, the try found no memory.
      */
-    private void tryOnce(long size, @Nullable LongUnaryOperator mapping, Try attempt) {
-        attempt.handle = regions.take(size);
+    private void tryOnce(long size, @Nullable LongUnaryOperator mapping, Try attempt, @Nullable Waiter waiter) {
+        attempt.handle = size <= queue.availableTo(waiter) ? regions.take(size) : NO_BLOCK;
         attempt.refusal = null;
         if (attempt.handle == NO_BLOCK || mapping == null) {
             attempt.mapped = attempt.handle;
@@ -360,6 +403,21 @@ public final class DeviceAllocator {
         } catch (RuntimeException | Error e) {
             regions.untake(attempt.handle);
             throw e;
+        }
+    }
+
+    /**
+     * {@code GiveUp}: the allocation ends with an exception after its first round (a callback that
+     * threw or did not re-take the lock, or a failed mapping): it leaves the queue, under the lock,
+     * and hands its share on.
+     */
+    private void giveUp(Waiter waiter) {
+        if (!mutex.isHeldByCurrentThread()) {
+            mutex.lock(); // released by allocateMapped's finally
+        }
+        queue.leave(waiter, false); // LockOrdering: GiveUp
+        if (Trace.ON) {
+            Trace.record(traceId, "GiveUp");
         }
     }
 
@@ -439,9 +497,13 @@ public final class DeviceAllocator {
     }
 
     private DeviceOutOfMemoryException outOfMemory(long size, long reclaimed, int attempts, String why,
-                                                   @Nullable BackendOutOfMemoryException refusal) {
+                                                   @Nullable BackendOutOfMemoryException refusal,
+                                                   @Nullable Waiter waiter) {
+        long handedOn = queue.reservedBytes() - (waiter != null ? waiter.share : 0L);
+        String whyAll = handedOn == 0 ? why : (why.isEmpty() ? "" : why + "; ") + handedOn
+                + " of the free bytes are handed to threads that waited longer";
         DeviceOutOfMemoryException oom = new DeviceOutOfMemoryException(name, size, freeBytes(),
-                regions.largestFree(), capacity, reclaimed, attempts, why);
+                regions.largestFree(), capacity, reclaimed, attempts, whyAll);
         if (refusal != null) {
             oom.initCause(refusal);
         }
@@ -551,7 +613,7 @@ public final class DeviceAllocator {
         // usedBytes and liveCount are written only here, in take and in untake, under the allocator
         // lock, so the read-modify-write cannot race; volatile only lets the lock-free getters see it.
         @SuppressWarnings("NonAtomicVolatileUpdate")
-        void give(Block allocation) {
+        long give(Block allocation) {
             long bytes = allocation.total();
             for (Block block = allocation; block != null; block = block.next) {
                 giveOne(block);
@@ -559,6 +621,7 @@ public final class DeviceAllocator {
             usedBytes -= bytes;
             liveCount--;
             bytesFreedTotal += bytes;
+            return bytes;
         }
 
         private void giveOne(Block block) {
@@ -602,6 +665,95 @@ public final class DeviceAllocator {
         private void removeFree(Block b) {
             byOffset.remove(b.offset);
             bySize.remove(b);
+        }
+    }
+
+    // ---- the hand-off queue
+
+    /** A thread in a pressure round: its request and the free bytes handed to it so far. */
+    private static final class Waiter {
+        final long size;
+        long share; // free bytes only this waiter may take; at most size
+        @Nullable Waiter prev;
+        @Nullable Waiter next;
+
+        Waiter(long size) {
+            this.size = size;
+        }
+    }
+
+    /**
+     * The threads in a pressure round, in arrival order, and the free bytes handed to them (see
+     * the class comment, "Hand-off"). Invariants: every waiter before {@code firstWanting} has its
+     * whole request; {@code firstWanting} has part of it or none; those after it have none;
+     * {@code reserved} is the sum of the shares and never more than the free bytes. Guarded by the
+     * allocator lock.
+     */
+    private final class HandOffQueue {
+        private @Nullable Waiter last;
+        private @Nullable Waiter firstWanting; // null: every waiter has its whole request
+        private long reserved;
+
+        /** The free bytes a try of {@code waiter} (null: a thread not in the queue) may use. */
+        long availableTo(@Nullable Waiter waiter) {
+            return capacity - usedBytes - reserved + (waiter != null ? waiter.share : 0L);
+        }
+
+        long reservedBytes() {
+            return reserved;
+        }
+
+        /** A new waiter at the end, handed what nobody else was (some only if nobody ahead wants any). */
+        Waiter join(long size) {
+            Waiter w = new Waiter(size);
+            w.prev = last;
+            if (last != null) {
+                last.next = w;
+            }
+            last = w;
+            if (firstWanting == null) {
+                firstWanting = w;
+                handOff(capacity - usedBytes - reserved);
+            }
+            return w;
+        }
+
+        /** Hands {@code bytes} that just became free to the waiters that want them, in order. */
+        void handOff(long bytes) {
+            while (bytes > 0 && firstWanting != null) {
+                Waiter w = firstWanting;
+                long given = Math.min(bytes, w.size - w.share);
+                w.share += given;
+                reserved += given;
+                bytes -= given;
+                if (w.share == w.size) {
+                    firstWanting = w.next;
+                }
+            }
+        }
+
+        /**
+         * Removes {@code w}; its share is used up by its allocation ({@code allocated}) or else
+         * handed to the waiters after it.
+         */
+        void leave(Waiter w, boolean allocated) {
+            if (firstWanting == w) {
+                firstWanting = w.next;
+            }
+            if (w.prev != null) {
+                w.prev.next = w.next;
+            }
+            if (w.next == null) {
+                last = w.prev;
+            } else {
+                w.next.prev = w.prev;
+            }
+            long share = w.share;
+            w.share = 0;
+            reserved -= share;
+            if (!allocated) {
+                handOff(share);
+            }
         }
     }
 

@@ -19,6 +19,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import static dev.keel.Latches.awaitUninterruptibly;
 import static dev.keel.DeviceAllocatorTest.assertUsableFromAnotherThread;
 import static dev.keel.DeviceAllocatorTest.awaitCondition;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -432,23 +433,6 @@ class GcReclaimerTest {
         int at = m.indexOf(tag);
         assertTrue(at >= 0 && m.endsWith(")"), m);
         return m.substring(at + tag.length(), m.length() - 1);
-    }
-
-    private static void awaitUninterruptibly(CountDownLatch latch) {
-        boolean interrupted = false;
-        while (true) {
-            try {
-                if (latch.await(10, TimeUnit.SECONDS)) {
-                    break;
-                }
-                throw new AssertionError("never released");
-            } catch (InterruptedException e) {
-                interrupted = true;
-            }
-        }
-        if (interrupted) {
-            Thread.currentThread().interrupt();
-        }
     }
 
     private static <T> FutureTask<T> start(String name, Callable<T> body) {

@@ -1,5 +1,6 @@
 package dev.keel;
 
+import static dev.keel.Latches.awaitUninterruptibly;
 import static dev.keel.VmmArenaTest.BASE;
 import static dev.keel.VmmArenaTest.G;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -41,21 +42,6 @@ class VmmArenaCloseTest {
             entered.countDown();
             awaitUninterruptibly(proceed);
         };
-    }
-
-    private static void awaitUninterruptibly(CountDownLatch latch) {
-        boolean interrupted = false;
-        while (true) {
-            try {
-                latch.await();
-                break;
-            } catch (InterruptedException e) {
-                interrupted = true;
-            }
-        }
-        if (interrupted) {
-            Thread.currentThread().interrupt();
-        }
     }
 
     @Test

@@ -43,7 +43,8 @@ final class FinalizerHandoff implements Runnable {
         return maxRunning.get();
     }
 
-    private static void awaitUninterruptibly(CountDownLatch latch) {
+    /** Waits for {@code latch}, keeping an interrupt for later (the drivers' threads are never interrupted). */
+    static void awaitUninterruptibly(CountDownLatch latch) {
         boolean interrupted = false;
         while (true) {
             try {

@@ -23,6 +23,7 @@ enum Driver {
     CLOSING_FREE("ClosingFreeDriver", 100),
     HOST_CLOSE("HostCloseDriver", 100),
     CLEANING("CleaningDriver", 100),
+    HAND_OFF("HandOffDriver", 100),
     ARENA_LINEARIZABILITY("ArenaLinearizability", 1000);
 
     /** Scenarios the linearizability test generates; its invocations are shared among them. */

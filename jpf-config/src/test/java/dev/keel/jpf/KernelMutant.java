@@ -10,7 +10,8 @@ import java.util.List;
  * (11)); (12) and (13) are the kernel before it fixed what spec {@code KeelSystem} found (its
  * mutants {@code ClosingFreeNoop} and {@code HostCloseHolds}); (14) and (15) are the cleaning
  * path's, one across devices (spec {@code ReclaimDevices}' mutant {@code SharedTracker}) and one
- * inside a device; the last runs (5) through the linearizability test, to show that it can fail. Every one is in the gate.
+ * inside a device; (16) is the allocator before its hand-off of freed bytes to the waiting
+ * threads (spec {@code LockOrdering}'s mutant {@code UnfairHandOff}); the last runs (5) through the linearizability test, to show that it can fail. Every one is in the gate.
  *
  * <p>Not here: the weakening of the in-flight guard that only a weaker memory model than
  * sequential consistency can show (a lease taken by a release store instead of a compare-and-set).
@@ -120,6 +121,10 @@ enum KernelMutant {
                         if (!live.remove(entry)) {
                     """, "boolean removed = live.remove(entry); // MUTANT: outside the lock\n"
                     + "lock.lock();\ntry {\nif (!removed) {\n")),
+
+    UNFAIR_HAND_OFF("(16) bytes freed while threads wait are free for all (the allocator before issue 22)",
+            Driver.HAND_OFF, Expect.CHECK_FAILS,
+            KernelTestMutantTest.Mutant.UNFAIR_HAND_OFF.patches.toArray(new Patch[0])),
 
         PLAIN_BUMP_LINEARIZABILITY("(5) plain read-then-write bump, in the linearizability test", Driver.ARENA_LINEARIZABILITY,
             Expect.CHECK_FAILS, PLAIN_BUMP.patches().toArray(new Patch[0]));

@@ -76,7 +76,25 @@ class KernelTestMutantTest {
                 new Patch("dev/keel/DeviceAllocator.java",
                         "Block taken = fit != null ? cut(fit, size) : gather(size);",
                         "if (fit == null) { return NO_BLOCK; } // MUTANT: contiguous blocks only\n"
-                                + "Block taken = cut(fit, size);"));
+                                + "Block taken = cut(fit, size);")),
+        UNFAIR_HAND_OFF("bytes freed while threads wait for memory are free for all, not handed to the waiters",
+                List.of("dev.keel.HandOffTest#memoryFreedWhileAThreadWaitsIsItsNotALaterThreads",
+                        "dev.keel.HandOffTest#waitersAreServedInArrivalOrderWhateverOrderTheyRetryIn"),
+                new Patch("dev/keel/DeviceAllocator.java",
+                        "queue.handOff(regions.give(block)); // LockOrdering: FinalizerFree (to the first waiters)",
+                        "regions.give(block); // MUTANT: freed bytes are free for all\n")),
+        GIVE_UP_KEEPS_SHARE("a waiter that leaves without memory keeps the bytes handed to it: they are lost to everyone",
+                List.of("dev.keel.HandOffTest#aWaiterWhoseCallbackThrowsHandsItsShareToTheNext",
+                        "dev.keel.HandOffTest#anInterruptedWaiterLeavesAndItsPartOfARequestGoesToTheNext",
+                        "dev.keel.HandOffTest#aShareIsNeverLostWhateverPathItsWaiterLeavesBy"),
+                new Patch("dev/keel/DeviceAllocator.java", """
+                            long share = w.share;
+                            w.share = 0;
+                            reserved -= share;
+                            if (!allocated) {
+                                handOff(share);
+                            }
+                        """, "if (allocated) { reserved -= w.share; w.share = 0; } // MUTANT: a share not used is kept\n"));
 
         final String description;
         final List<String> tests;

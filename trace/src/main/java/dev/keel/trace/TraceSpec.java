@@ -225,13 +225,14 @@ enum TraceSpec {
             INIT TraceInit
             NEXT TraceNext
             INVARIANTS
-                TypeOK NoCircularWait NoHostWaitUnderMutex SingleFlight ExhaustionIsReal Diagnosis
+                TypeOK NoCircularWait NoHostWaitUnderMutex SingleFlight ExhaustionIsReal HandOffInOrder
+                NoFreeUnitPassesAWaiter QueueHoldsWaiters Diagnosis
             PROPERTIES
-                TraceOomOnlyAfterReclaim
+                TraceNoSpuriousOutOfMemory
             """) {
         private static final Set<String> STEPS = Set.of("CallerEnter", "CallerExit", "AllocLock", "AllocTry",
                 "OutOfMemory", "PressureEnter", "CallbackUnlock", "ReclaimJoin", "HostAcquire", "Collect",
-                "AwaitFinalizers", "HostRelease", "ReclaimFinish", "AwaitCollection", "CallbackRelock");
+                "AwaitFinalizers", "HostRelease", "ReclaimFinish", "AwaitCollection", "CallbackRelock", "GiveUp");
 
         @Override
         SpecTrace project(ObjectLog allocator) {
@@ -313,9 +314,9 @@ enum TraceSpec {
             NEXT TraceNext
             INVARIANTS
                 TypeOK OwnedOnce ReleasedAtMostOnce DeviceMatchesGrants UsedMatchesGrants
-                InFlightCounts SingleFlight NoCircularWait StrandedOnlyWhileClosing Diagnosis
+                InFlightCounts SingleFlight NoCircularWait StrandedOnlyWhileClosing HandOffInOrder Diagnosis
             PROPERTIES
-                OomOnlyAfterReclaim
+                OomOnlyAfterReclaim NoSpuriousOutOfMemory
             """) {
         /** Events a user's call takes that KeelSystem merges into the step before or after them. */
         private static final Set<String> USER_HIDDEN = Set.of("Lease", "Request", "Load", "CheckFits", "CasFail",

@@ -86,7 +86,7 @@ class TraceValidationTest {
                 "CloseUnlock", "GrowSlots",
                 "CallerEnter", "CallerExit", "AllocLock", "AllocTry", "OutOfMemory", "PressureEnter", "CallbackUnlock",
                 "ReclaimJoin", "HostAcquire", "Collect", "AwaitFinalizers", "HostRelease", "ReclaimFinish",
-                "AwaitCollection", "CallbackRelock", "FinalizerLock", "FinalizerFree", "CloseYield", "CloseRehost",
+                "AwaitCollection", "CallbackRelock", "GiveUp", "FinalizerLock", "FinalizerFree", "CloseYield", "CloseRehost",
                 "Member", "User", "Closer", "Drop", "SystemEnd"));
         missing.removeAll(seen);
         assertTrue(missing.isEmpty(), "no recorded run takes " + missing);

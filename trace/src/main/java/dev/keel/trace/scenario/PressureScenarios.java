@@ -4,6 +4,7 @@ import dev.keel.DeviceAllocator;
 import dev.keel.DeviceOutOfMemoryException;
 import dev.keel.GcReclaimer;
 import dev.keel.HostLock;
+import dev.keel.MemoryPressureCallback;
 import dev.keel.internal.ReclaimTracker;
 import dev.keel.internal.Trace;
 import java.lang.ref.Cleaner;
@@ -88,14 +89,7 @@ final class PressureScenarios {
         Device device = new Device(CLEANER_DEADLINE, 5);
         CountDownLatch full = new CountDownLatch(1);
         List<Thread> threads = new ArrayList<>();
-        threads.add(Scenarios.thread("fill", () -> {
-            for (int r = 0; r < UNITS; r++) {
-                device.enter(0, false);
-                device.allocate(0);
-                device.exit(0, false);
-            }
-            full.countDown();
-        }));
+        threads.add(fill(device, full));
         for (int k = 1; k <= callers; k++) {
             int caller = k;
             threads.add(Scenarios.thread("native" + k, () -> {
@@ -166,6 +160,57 @@ final class PressureScenarios {
         }));
     }
 
+    /**
+     * Both units are garbage when two native threads allocate: their rounds reclaim both, handed
+     * to them in the order they joined the queue, but one thread's callback fails after its round
+     * (LockOrdering's {@code GiveUp}), so its unit goes on to the other waiter or, if none wants
+     * one, becomes free for all; the failed thread then allocates again.
+     */
+    static List<Thread> giveUp() {
+        Device device = new Device(CLEANER_DEADLINE, 0);
+        CountDownLatch full = new CountDownLatch(1);
+        List<Thread> threads = new ArrayList<>();
+        threads.add(fill(device, full));
+        Thread failing = Scenarios.thread("gives-up", () -> {
+            Scenarios.await(full);
+            device.enter(1, false);
+            try {
+                device.allocate(1);
+                throw new IllegalStateException("the failing callback did not fail");
+            } catch (IllegalStateException expected) {
+                if (!expected.getMessage().equals(Device.CALLBACK_FAILED)) {
+                    throw expected;
+                }
+            }
+            device.exit(1, false);
+            device.failing = null;
+            device.enter(1, false);
+            device.allocate(1);
+            device.exit(1, false);
+        });
+        device.failing = failing;
+        threads.add(failing);
+        threads.add(Scenarios.thread("patient", () -> {
+            Scenarios.await(full);
+            device.enter(2, false);
+            device.allocate(2);
+            device.exit(2, false);
+        }));
+        return threads;
+    }
+
+    /** A thread that allocates every unit and drops each (all garbage then), and then opens {@code full}. */
+    private static Thread fill(Device device, CountDownLatch full) {
+        return Scenarios.thread("fill", () -> {
+            for (int r = 0; r < UNITS; r++) {
+                device.enter(0, false);
+                device.allocate(0);
+                device.exit(0, false);
+            }
+            full.countDown();
+        });
+    }
+
     /** One allocator with its reclaimer, host lock, cleaner, and the buffers its callers hold or dropped. */
     private static final class Device {
         final HostLock host = HostLock.newLock();
@@ -177,11 +222,19 @@ final class PressureScenarios {
         private volatile CountDownLatch cleanerGate = new CountDownLatch(0);
         private final Object[] held = new Object[8]; // per caller; written only by its caller
         private final Garbage garbage = new Garbage();
+        static final String CALLBACK_FAILED = "the scenario's callback fails after its round";
+        volatile Thread failing; // whose callback throws after the reclaimer's round, re-locked
 
         Device(Duration cleanerDeadline, int cleanerPause) {
             this.cleanerPause = cleanerPause;
-            this.allocator = DeviceAllocator.builder(UNITS * UNIT)
-                    .pressureCallback(KernelHooks.reclaimer(host, cleanerDeadline, tracker, garbage::collect))
+            GcReclaimer reclaimer = KernelHooks.reclaimer(host, cleanerDeadline, tracker, garbage::collect);
+            MemoryPressureCallback callback = (lock, requestedBytes) -> {
+                reclaimer.onPressure(lock, requestedBytes);
+                if (Thread.currentThread() == failing) {
+                    throw new IllegalStateException(CALLBACK_FAILED);
+                }
+            };
+            this.allocator = DeviceAllocator.builder(UNITS * UNIT).pressureCallback(callback)
                     .name("pressure").build();
             this.traceId = KernelHooks.traceId(allocator);
         }
