@@ -15,7 +15,7 @@ import java.util.Map;
  * The pressure comparison of issue 13: Keel's reclamation ({@code DeviceBuffer}, {@code
  * GcReclaimer}) against the JDK's direct-memory reservation ({@code ByteBuffer.allocateDirect}
  * under {@code -XX:MaxDirectMemorySize=64m}), the same garbage pattern on both ({@link
- * PressureRun}), on 1, 2 and 8 threads, with explicit collections on and with
+ * PressureRun}), on 1, 2, 8 and 32 threads, with explicit collections on and with
  * {@code -XX:+DisableExplicitGC}, without and with a third thread holding the host lock half the
  * time. Every configuration runs in a JVM of its own ({@link ChildJvm}: 512 MiB heap, the JVM's
  * default collector), {@link #ROUNDS} times, the configurations interleaved round by round so that
@@ -35,7 +35,7 @@ public final class PressureHarness {
 
     static final int ALLOCATIONS = 2_000;
     static final int ROUNDS = 3;
-    private static final List<Integer> THREADS = List.of(1, 2, 8);
+    private static final List<Integer> THREADS = List.of(1, 2, 8, 32);
 
     private PressureHarness() {
     }
