@@ -73,8 +73,10 @@ VARIABLES
     mutex,     \* the allocator lock's holder, or NoOne
     host,      \* the host lock's holder, or NoOne
     collector, \* the thread running the collection, or NoOne
-    collected, \* whether the running collection has made its gc call
+    collected, \* whether the running collection is past its host acquisition
+               \* (its gc call may be over): too late to join it
     waiters,   \* threads waiting for the running collection
+    late,      \* threads that came too late for it: they wait for the next
     pc,        \* per thread: its next step
     opsLeft,   \* per user: allocations it may still start
     at,        \* per user: the arena of its call
@@ -92,7 +94,7 @@ VARIABLES
                \* a unit while it was waiting for one (LockOrdering's)
 
 vars == <<state, inFlight, table, dev, unitOf, arenaOf, releases, buf, mutex,
-          host, collector, collected, waiters, pc, opsLeft, at, grant,
+          host, collector, collected, waiters, late, pc, opsLeft, at, grant,
           attempts, hadHost, drained, cleanerPc, cleanerGrant, owed, stranded,
           queue, resv, robbed>>
 
@@ -136,7 +138,7 @@ Init ==
     /\ unitOf = [g \in {} |-> 0] /\ arenaOf = [g \in {} |-> 0]
     /\ releases = [g \in {} |-> 0] /\ buf = [g \in {} |-> "none"]
     /\ mutex = NoOne /\ host = NoOne
-    /\ collector = NoOne /\ collected = FALSE /\ waiters = {}
+    /\ collector = NoOne /\ collected = FALSE /\ waiters = {} /\ late = {}
     /\ pc = [t \in Threads |-> IF t \in Users THEN "idle" ELSE "begin"]
     /\ opsLeft = [t \in Users |-> OpsPerUser]
     /\ at = [t \in Users |-> CloseArena]
@@ -172,7 +174,7 @@ MallocEnter(t) ==
               ELSE /\ opsLeft' = [opsLeft EXCEPT ![t] = @ - 1]
                    /\ UNCHANGED <<inFlight, host, pc, robbed>>
     /\ UNCHANGED <<state, table, dev, unitOf, arenaOf, releases, buf, mutex,
-                   collector, collected, waiters, grant, attempts, hadHost,
+                   collector, collected, waiters, late, grant, attempts, hadHost,
                    drained, cleanerPc, cleanerGrant, owed, stranded, queue, resv>>
 
 AllocLock(t) ==
@@ -180,7 +182,7 @@ AllocLock(t) ==
     /\ mutex' = t
     /\ Goto(t, "try")
     /\ UNCHANGED <<state, inFlight, table, dev, unitOf, arenaOf, releases, buf,
-                   host, collector, collected, waiters, opsLeft, at, grant,
+                   host, collector, collected, waiters, late, opsLeft, at, grant,
                    attempts, hadHost, drained, cleanerPc, cleanerGrant, owed, stranded, queue, resv, robbed>>
 
 \* A free unit (the one handed to t, or else one handed to nobody): a fresh
@@ -201,7 +203,7 @@ AllocTake(t) ==
     /\ resv' = [resv EXCEPT ![t] = {}]
     /\ robbed' = [s \in Users |-> robbed[s] \/ Robs(t, s)]
     /\ Goto(t, "insert")
-    /\ UNCHANGED <<state, inFlight, table, host, collector, collected, waiters,
+    /\ UNCHANGED <<state, inFlight, table, host, collector, collected, waiters, late,
                    opsLeft, at, attempts, hadHost, drained, cleanerPc, cleanerGrant,
                    stranded>>
 
@@ -216,7 +218,7 @@ PressureEnter(t) ==
     /\ mutex' = NoOne
     /\ Goto(t, "join")
     /\ UNCHANGED <<state, inFlight, table, dev, unitOf, arenaOf, releases, buf,
-                   host, collector, collected, waiters, opsLeft, at, grant,
+                   host, collector, collected, waiters, late, opsLeft, at, grant,
                    drained, cleanerPc, cleanerGrant, stranded, resv, robbed>>
 
 \* Exhausted, no try left: DeviceOutOfMemoryException; unlock, leave the
@@ -232,29 +234,42 @@ OutOfMemory(t) ==
     /\ owed' = [owed EXCEPT ![t] = {}]
     /\ Goto(t, "idle")
     /\ UNCHANGED <<state, table, dev, unitOf, arenaOf, releases, buf,
-                   collector, collected, waiters, at, grant, hadHost, drained,
+                   collector, collected, waiters, late, at, grant, hadHost, drained,
                    cleanerPc, cleanerGrant, stranded, resv, robbed>>
 
 \* Single flight: become the collector, or join the running collection;
 \* a waiter holding the host lock gives it up (HostRelease).  A thread that
-\* joins after the gc call is excused the garbage it could not see.
+\* comes after the collection took the host lock waits for the next one
+\* (LockOrdering's late joiners).  A collector that holds the host lock
+\* needs no acquisition: its collection is too late to join at once.
 ReclaimJoin(t) ==
     /\ pc[t] = "join"
     /\ IF collector = NoOne
-         THEN /\ collector' = t /\ collected' = FALSE
+         THEN /\ collector' = t /\ collected' = hadHost[t]
               /\ Goto(t, IF hadHost[t] THEN "collect" ELSE "hostacq")
-              /\ UNCHANGED <<waiters, host, owed>>
-         ELSE /\ waiters' = waiters \cup {t}
+              /\ UNCHANGED <<waiters, late, host>>
+         ELSE /\ IF collected
+                   THEN late' = late \cup {t} /\ UNCHANGED waiters
+                   ELSE waiters' = waiters \cup {t} /\ UNCHANGED late
               /\ host' = IF hadHost[t] THEN NoOne ELSE host
-              /\ owed' = IF collected
-                           THEN [owed EXCEPT ![t] = @ \cap
-                                   {g \in Made : buf[g] # "garbage"}]
-                           ELSE owed
               /\ Goto(t, "wait")
               /\ UNCHANGED <<collector, collected>>
     /\ UNCHANGED <<state, inFlight, table, dev, unitOf, arenaOf, releases, buf,
                    mutex, opsLeft, at, grant, attempts, hadHost, drained, cleanerPc,
-                   cleanerGrant, stranded, queue, resv, robbed>>
+                   cleanerGrant, owed, stranded, queue, resv, robbed>>
+
+\* A waiter of a collection nobody has started (it came too late for the
+\* previous one) becomes its collector; it gave the host lock up to wait,
+\* so it takes it (HostAcquire), and keeps it afterwards exactly if it had it.
+ReclaimTakeOver(t) ==
+    /\ pc[t] = "wait" /\ t \in waiters /\ collector = NoOne
+    /\ collector' = t /\ collected' = FALSE
+    /\ waiters' = waiters \ {t}
+    /\ Goto(t, "hostacq")
+    /\ UNCHANGED <<state, inFlight, table, dev, unitOf, arenaOf, releases, buf,
+                   mutex, host, late, opsLeft, at, grant, attempts, hadHost,
+                   drained, cleanerPc, cleanerGrant, owed, stranded, queue, resv,
+                   robbed>>
 
 \* HostAcquire: the collector (without it) before collecting, a waiter
 \* (that gave it up) after waiting.
@@ -262,18 +277,18 @@ HostAcquire(t) ==
     /\ pc[t] \in {"hostacq", "rehost"} /\ host = NoOne
     /\ host' = t
     /\ Goto(t, IF pc[t] = "hostacq" THEN "collect" ELSE "relock")
+    /\ collected' = (collected \/ pc[t] = "hostacq")
     /\ UNCHANGED <<state, inFlight, table, dev, unitOf, arenaOf, releases, buf,
-                   mutex, collector, collected, waiters, opsLeft, at, grant,
+                   mutex, collector, waiters, late, opsLeft, at, grant,
                    attempts, hadHost, drained, cleanerPc, cleanerGrant, owed, stranded, queue, resv, robbed>>
 
 \* System.gc(): every garbage buffer's cleaning action is queued.
 Collect(t) ==
     /\ pc[t] = "collect"
     /\ buf' = [g \in Made |-> IF buf[g] = "garbage" THEN "pending" ELSE buf[g]]
-    /\ collected' = TRUE
     /\ Goto(t, "await")
     /\ UNCHANGED <<state, inFlight, table, dev, unitOf, arenaOf, releases,
-                   mutex, host, collector, waiters, opsLeft, at, grant,
+                   mutex, host, collector, collected, waiters, late, opsLeft, at, grant,
                    attempts, hadHost, drained, cleanerPc, cleanerGrant, owed, stranded, queue, resv, robbed>>
 
 \* AwaitFinalizers until every cleaning action it caused has finished
@@ -286,23 +301,27 @@ CollectorRelease(t) ==
     /\ host' = IF hadHost[t] THEN host ELSE NoOne
     /\ Goto(t, "finish")
     /\ UNCHANGED <<state, inFlight, table, dev, unitOf, arenaOf, releases, buf,
-                   mutex, collector, collected, waiters, opsLeft, at, grant,
+                   mutex, collector, collected, waiters, late, opsLeft, at, grant,
                    attempts, hadHost, drained, cleanerPc, cleanerGrant, owed, stranded, queue, resv, robbed>>
 
-\* ReclaimFinish: the collection ends, its waiters are woken.
+\* ReclaimFinish: the collection ends, its waiters are woken; the late ones
+\* now wait for the next collection.
 ReclaimFinish(t) ==
     /\ pc[t] = "finish"
-    /\ collector' = NoOne /\ collected' = FALSE /\ waiters' = {}
+    /\ collector' = NoOne /\ collected' = FALSE /\ waiters' = late /\ late' = {}
     /\ Goto(t, "relock")
     /\ UNCHANGED <<state, inFlight, table, dev, unitOf, arenaOf, releases, buf,
                    mutex, host, opsLeft, at, grant, attempts, hadHost, drained,
                    cleanerPc, cleanerGrant, owed, stranded, queue, resv, robbed>>
 
+\* A waiter wakes when the collection it waits for is over, or stops waiting
+\* once the unit it waits for has been handed to it (LockOrdering's).
 AwaitCollection(t) ==
-    /\ pc[t] = "wait" /\ t \notin waiters
+    /\ pc[t] = "wait" /\ (t \notin waiters \cup late \/ resv[t] # {})
+    /\ waiters' = waiters \ {t} /\ late' = late \ {t}
     /\ Goto(t, IF hadHost[t] THEN "rehost" ELSE "relock")
     /\ UNCHANGED <<state, inFlight, table, dev, unitOf, arenaOf, releases, buf,
-                   mutex, host, collector, collected, waiters, opsLeft, at,
+                   mutex, host, collector, collected, opsLeft, at,
                    grant, attempts, hadHost, drained, cleanerPc, cleanerGrant, owed,
                    stranded, queue, resv, robbed>>
 
@@ -312,7 +331,7 @@ CallbackRelock(t) ==
     /\ mutex' = t
     /\ Goto(t, "try")
     /\ UNCHANGED <<state, inFlight, table, dev, unitOf, arenaOf, releases, buf,
-                   host, collector, collected, waiters, opsLeft, at, grant,
+                   host, collector, collected, waiters, late, opsLeft, at, grant,
                    attempts, hadHost, drained, cleanerPc, cleanerGrant, owed, stranded, queue, resv, robbed>>
 
 \* ArenaOps' MallocInsert and the guard's MallocExit; the DeviceBuffer is
@@ -325,7 +344,7 @@ MallocInsert(t) ==
     /\ attempts' = [attempts EXCEPT ![t] = 0]
     /\ Goto(t, "use")
     /\ UNCHANGED <<state, dev, unitOf, arenaOf, releases, mutex, host,
-                   collector, collected, waiters, opsLeft, at, grant, hadHost,
+                   collector, collected, waiters, late, opsLeft, at, grant, hadHost,
                    drained, cleanerPc, cleanerGrant, owed, stranded, queue, resv, robbed>>
 
 \* The user lets go of the buffer (and, a host user, of the host lock).
@@ -337,7 +356,7 @@ Drop(t) ==
     /\ opsLeft' = [opsLeft EXCEPT ![t] = @ - 1]
     /\ Goto(t, "idle")
     /\ UNCHANGED <<state, inFlight, table, dev, unitOf, arenaOf, releases,
-                   mutex, collector, collected, waiters, at, attempts, hadHost,
+                   mutex, collector, collected, waiters, late, at, attempts, hadHost,
                    drained, cleanerPc, cleanerGrant, owed, stranded, queue, resv, robbed>>
 
 -----------------------------------------------------------------------------
@@ -359,7 +378,7 @@ CleanerStart ==
               ELSE /\ cleanerPc' = "closewait"
                    /\ UNCHANGED <<inFlight, table>>
     /\ UNCHANGED <<state, dev, unitOf, arenaOf, releases, mutex, host,
-                   collector, collected, waiters, pc, opsLeft, at, grant,
+                   collector, collected, waiters, late, pc, opsLeft, at, grant,
                    attempts, hadHost, drained, owed, stranded, queue, resv, robbed>>
 
 \* FreeAwaitClose: no close in progress.  CLOSED: the close drained the
@@ -375,7 +394,7 @@ CleanerAwaitClose ==
               /\ UNCHANGED stranded
     /\ cleanerPc' = "idle" /\ cleanerGrant' = 0
     /\ UNCHANGED <<state, inFlight, table, dev, unitOf, arenaOf, releases,
-                   mutex, host, collector, collected, waiters, pc, opsLeft, at,
+                   mutex, host, collector, collected, waiters, late, pc, opsLeft, at,
                    grant, attempts, hadHost, drained, owed, queue, resv, robbed>>
 
 \* FreeRelease: VmmBackend.deallocate = DeviceAllocator.free, under the
@@ -384,7 +403,7 @@ CleanerLock ==
     /\ cleanerPc = "lock" /\ mutex = NoOne
     /\ mutex' = Cleaner /\ cleanerPc' = "free"
     /\ UNCHANGED <<state, inFlight, table, dev, unitOf, arenaOf, releases, buf,
-                   host, collector, collected, waiters, pc, opsLeft, at, grant,
+                   host, collector, collected, waiters, late, pc, opsLeft, at, grant,
                    attempts, hadHost, drained, cleanerGrant, owed, stranded, queue, resv, robbed>>
 
 \* Free, unlock, FreeExit; the cleaning action finishes.
@@ -399,7 +418,7 @@ CleanerFree ==
     /\ buf' = [buf EXCEPT ![cleanerGrant] = "cleaned"]
     /\ cleanerPc' = "idle" /\ cleanerGrant' = 0
     /\ UNCHANGED <<state, table, unitOf, arenaOf, host, collector, collected,
-                   waiters, pc, opsLeft, at, grant, attempts, hadHost, drained,
+                   waiters, late, pc, opsLeft, at, grant, attempts, hadHost, drained,
                    stranded, queue, robbed>>
 
 -----------------------------------------------------------------------------
@@ -412,7 +431,7 @@ CloseYield(c) ==
     /\ pc[c] = "begin" /\ c \in HostClosers /\ host = NoOne
     /\ Goto(c, "yielded")
     /\ UNCHANGED <<state, inFlight, table, dev, unitOf, arenaOf, releases, buf, mutex,
-                   host, collector, collected, waiters, opsLeft, at, grant,
+                   host, collector, collected, waiters, late, opsLeft, at, grant,
                    attempts, hadHost, drained, cleanerPc, cleanerGrant, owed,
                    stranded, queue, resv, robbed>>
 
@@ -423,7 +442,7 @@ CloseBegin(c) ==
     /\ state' = [state EXCEPT ![CloseArena] = "CLOSING"]
     /\ Goto(c, "drain")
     /\ UNCHANGED <<inFlight, table, dev, unitOf, arenaOf, releases, buf, mutex,
-                   host, collector, collected, waiters, opsLeft, at, grant,
+                   host, collector, collected, waiters, late, opsLeft, at, grant,
                    attempts, hadHost, drained, cleanerPc, cleanerGrant, owed,
                    stranded, queue, resv, robbed>>
 
@@ -433,7 +452,7 @@ CloseSeal(c) ==
     /\ state' = [state EXCEPT ![CloseArena] = "SEALED"]
     /\ Goto(c, "sealed")
     /\ UNCHANGED <<inFlight, table, dev, unitOf, arenaOf, releases, buf, mutex,
-                   host, collector, collected, waiters, opsLeft, at, grant,
+                   host, collector, collected, waiters, late, opsLeft, at, grant,
                    attempts, hadHost, drained, cleanerPc, cleanerGrant, owed,
                    stranded, queue, resv, robbed>>
 
@@ -446,7 +465,7 @@ CloseCommit(c) ==
     /\ state' = [state EXCEPT ![CloseArena] = "CLOSED"]
     /\ Goto(c, "release")
     /\ UNCHANGED <<inFlight, dev, unitOf, arenaOf, releases, buf, mutex, host,
-                   collector, collected, waiters, opsLeft, at, grant, attempts,
+                   collector, collected, waiters, late, opsLeft, at, grant, attempts,
                    hadHost, cleanerPc, cleanerGrant, owed, stranded, queue, resv, robbed>>
 
 \* The close has ended: a host closer takes the host lock back (HostAcquire,
@@ -459,7 +478,7 @@ CloseAbort(c) ==
     /\ state' = [state EXCEPT ![CloseArena] = "OPEN"]
     /\ Ended(c)
     /\ UNCHANGED <<inFlight, table, dev, unitOf, arenaOf, releases, buf, mutex,
-                   host, collector, collected, waiters, opsLeft, at, grant,
+                   host, collector, collected, waiters, late, opsLeft, at, grant,
                    attempts, hadHost, drained, cleanerPc, cleanerGrant, owed,
                    stranded, queue, resv, robbed>>
 
@@ -469,7 +488,7 @@ DrainLock(c) ==
     /\ mutex' = c
     /\ Goto(c, "free")
     /\ UNCHANGED <<state, inFlight, table, dev, unitOf, arenaOf, releases, buf,
-                   host, collector, collected, waiters, opsLeft, at, grant,
+                   host, collector, collected, waiters, late, opsLeft, at, grant,
                    attempts, hadHost, drained, cleanerPc, cleanerGrant, owed, stranded, queue, resv, robbed>>
 
 DrainFree(c) ==
@@ -483,7 +502,7 @@ DrainFree(c) ==
     /\ mutex' = NoOne
     /\ Goto(c, "release")
     /\ UNCHANGED <<state, inFlight, table, unitOf, arenaOf, buf, host,
-                   collector, collected, waiters, opsLeft, at, grant, attempts,
+                   collector, collected, waiters, late, opsLeft, at, grant, attempts,
                    hadHost, cleanerPc, cleanerGrant, stranded, queue, robbed>>
 
 \* Every record deallocated: CloseUnlock.
@@ -491,14 +510,14 @@ CloseEnd(c) ==
     /\ pc[c] = "release" /\ drained[c] = {}
     /\ Ended(c)
     /\ UNCHANGED <<state, inFlight, table, dev, unitOf, arenaOf, releases, buf,
-                   mutex, host, collector, collected, waiters, opsLeft, at, grant,
+                   mutex, host, collector, collected, waiters, late, opsLeft, at, grant,
                    attempts, hadHost, drained, cleanerPc, cleanerGrant, owed, stranded, queue, resv, robbed>>
 
 CloseRehost(c) ==
     /\ pc[c] = "rehost" /\ host = NoOne
     /\ Goto(c, "done")
     /\ UNCHANGED <<state, inFlight, table, dev, unitOf, arenaOf, releases, buf,
-                   mutex, host, collector, collected, waiters, opsLeft, at, grant,
+                   mutex, host, collector, collected, waiters, late, opsLeft, at, grant,
                    attempts, hadHost, drained, cleanerPc, cleanerGrant, owed, stranded, queue, resv, robbed>>
 
 -----------------------------------------------------------------------------
@@ -507,7 +526,7 @@ CloseRehost(c) ==
 AllocStep(t) ==
     \/ AllocLock(t) \/ AllocTake(t) \/ PressureEnter(t) \/ OutOfMemory(t)
     \/ ReclaimJoin(t) \/ HostAcquire(t) \/ Collect(t) \/ CollectorRelease(t)
-    \/ ReclaimFinish(t)
+    \/ ReclaimFinish(t) \/ ReclaimTakeOver(t)
     \/ AwaitCollection(t) \/ CallbackRelock(t) \/ MallocInsert(t)
 
 CleanerStep == CleanerStart \/ CleanerLock \/ CleanerFree \/ CleanerAwaitClose
@@ -555,7 +574,7 @@ TypeOK ==
                          "cleaning", "cleaned"}]
     /\ mutex \in Procs \cup {NoOne} /\ host \in Threads \cup {NoOne}
     /\ collector \in Users \cup {NoOne} /\ collected \in BOOLEAN
-    /\ waiters \subseteq Users
+    /\ waiters \subseteq Users /\ late \subseteq Users
     /\ \A t \in Users : pc[t] \in UserPcs
     /\ \A c \in Closers : pc[c] \in {"begin", "yielded", "drain", "sealed", "release",
                                      "free", "rehost", "done"}
@@ -636,7 +655,8 @@ WaitsFor(p) ==
              [] OTHER -> {}
     ELSE CASE pc[p] \in {"lock", "relock"} /\ mutex # NoOne -> {mutex}
            [] pc[p] \in {"hostacq", "rehost"} /\ host # NoOne -> {host}
-           [] pc[p] = "wait" /\ p \in waiters -> {collector}
+           [] pc[p] = "wait" /\ p \in waiters \cup late /\ collector # NoOne
+                /\ resv[p] = {} -> {collector}
            [] pc[p] = "await"
                 /\ \E g \in Made : buf[g] \in {"pending", "cleaning"}
                 -> {Cleaner}
@@ -664,8 +684,7 @@ StrandedOnlyWhileClosing ==
 
 \* An allocation fails only if every grant that was reclaimable (garbage or
 \* pending) at its last pressure event has been freed -- in any arena of the
-\* device, closing or not -- except garbage it joined a collection too late
-\* to see (LockOrdering's excuse).
+\* device, closing or not.
 OomOnlyAfterReclaim ==
     [][\A t \in Users : OutOfMemory(t) => owed[t] = {}]_vars
 

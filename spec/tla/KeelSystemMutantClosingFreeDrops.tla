@@ -18,7 +18,7 @@ CleanerStartSealedRemoves ==
               ELSE /\ buf' = [buf EXCEPT ![g] = "cleaned"]
                    /\ UNCHANGED <<inFlight, cleanerPc, cleanerGrant>>
     /\ UNCHANGED <<state, dev, unitOf, arenaOf, releases, mutex, host,
-                   collector, collected, waiters, pc, opsLeft, at, grant,
+                   collector, collected, waiters, late, pc, opsLeft, at, grant,
                    attempts, hadHost, drained, owed, stranded, queue, resv, robbed>>
 
 MutantNext ==

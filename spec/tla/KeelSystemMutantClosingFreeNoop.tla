@@ -23,7 +23,7 @@ CleanerStartRefused ==
                    /\ stranded' = stranded \cup {g}
                    /\ UNCHANGED <<inFlight, table, cleanerPc, cleanerGrant>>
     /\ UNCHANGED <<state, dev, unitOf, arenaOf, releases, mutex, host,
-                   collector, collected, waiters, pc, opsLeft, at, grant,
+                   collector, collected, waiters, late, pc, opsLeft, at, grant,
                    attempts, hadHost, drained, owed, queue, resv, robbed>>
 
 MutantNext ==

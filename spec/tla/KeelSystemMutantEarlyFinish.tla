@@ -21,7 +21,7 @@ CleanerStartFinishFirst ==
                    /\ cleanerPc' = "closewait"
                    /\ UNCHANGED <<inFlight, table>>
     /\ UNCHANGED <<state, dev, unitOf, arenaOf, releases, mutex, host,
-                   collector, collected, waiters, pc, opsLeft, at, grant,
+                   collector, collected, waiters, late, pc, opsLeft, at, grant,
                    attempts, hadHost, drained, owed, stranded, queue, resv, robbed>>
 
 MutantNext ==

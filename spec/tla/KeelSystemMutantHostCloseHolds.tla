@@ -14,7 +14,7 @@ CloseBeginHolding(c) ==
     /\ state' = [state EXCEPT ![CloseArena] = "CLOSING"]
     /\ Goto(c, "drain")
     /\ UNCHANGED <<inFlight, table, dev, unitOf, arenaOf, releases, buf, mutex,
-                   collector, collected, waiters, opsLeft, at, grant, attempts,
+                   collector, collected, waiters, late, opsLeft, at, grant, attempts,
                    hadHost, drained, cleanerPc, cleanerGrant, owed, stranded, queue, resv, robbed>>
 
 LetGoOfHost(c) == host' = IF c \in HostClosers THEN NoOne ELSE host
@@ -24,14 +24,14 @@ CloseAbortHolding(c) ==
     /\ state' = [state EXCEPT ![CloseArena] = "OPEN"]
     /\ LetGoOfHost(c) /\ Goto(c, "done")
     /\ UNCHANGED <<inFlight, table, dev, unitOf, arenaOf, releases, buf, mutex,
-                   collector, collected, waiters, opsLeft, at, grant, attempts,
+                   collector, collected, waiters, late, opsLeft, at, grant, attempts,
                    hadHost, drained, cleanerPc, cleanerGrant, owed, stranded, queue, resv, robbed>>
 
 CloseEndHolding(c) ==
     /\ pc[c] = "release" /\ drained[c] = {}
     /\ LetGoOfHost(c) /\ Goto(c, "done")
     /\ UNCHANGED <<state, inFlight, table, dev, unitOf, arenaOf, releases, buf,
-                   mutex, collector, collected, waiters, opsLeft, at, grant,
+                   mutex, collector, collected, waiters, late, opsLeft, at, grant,
                    attempts, hadHost, drained, cleanerPc, cleanerGrant, owed, stranded, queue, resv, robbed>>
 
 MutantCloseStep(c) ==

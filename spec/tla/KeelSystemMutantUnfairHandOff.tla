@@ -16,7 +16,7 @@ CleanerFreeForAll ==
     /\ buf' = [buf EXCEPT ![cleanerGrant] = "cleaned"]
     /\ cleanerPc' = "idle" /\ cleanerGrant' = 0
     /\ UNCHANGED <<state, table, unitOf, arenaOf, host, collector, collected,
-                   waiters, pc, opsLeft, at, grant, attempts, hadHost, drained,
+                   waiters, late, pc, opsLeft, at, grant, attempts, hadHost, drained,
                    stranded, queue, resv, robbed>>
 
 DrainFreeForAll(c) ==
@@ -29,7 +29,7 @@ DrainFreeForAll(c) ==
     /\ mutex' = NoOne
     /\ Goto(c, "release")
     /\ UNCHANGED <<state, inFlight, table, unitOf, arenaOf, buf, host,
-                   collector, collected, waiters, opsLeft, at, grant, attempts,
+                   collector, collected, waiters, late, opsLeft, at, grant, attempts,
                    hadHost, cleanerPc, cleanerGrant, stranded, queue, resv, robbed>>
 
 MutantCloseStep(c) ==

@@ -27,6 +27,14 @@
 (* thread that arrives later, or a fresh allocation, never takes memory    *)
 (* reclaimed for a thread that waited longer (NoSpuriousOutOfMemory).      *)
 (*                                                                         *)
+(* Late joiners (issue 22).  A thread that finds the running collection   *)
+(* past its host acquisition (its gc call may be over) cannot be served   *)
+(* by it: garbage that appeared since would stay.  It waits for the next  *)
+(* collection instead (late); at ReclaimFinish the late threads become   *)
+(* the waiters of the next one, and if no thread has started it, one of   *)
+(* them takes the collector's role (ReclaimTakeOver).  So every round's   *)
+(* gc call comes after the thread began to wait (OomOnlyAfterReclaim).    *)
+(*                                                                         *)
 (* One action per atomic step of the Java kernel.  A lock release is       *)
 (* merged into the step just before it (a release commutes to the left,   *)
 (* so this hides no interleaving that matters).                            *)
@@ -46,8 +54,7 @@ CONSTANTS
     Capacity,        \* device memory, in units; every request is 1 unit
     InitGarbage,     \* units that are unreachable garbage at the start
     MaxAttempts,     \* RetryPolicy: tries per allocation, the first included
-    Deadline,        \* TRUE: the finalizer wait may end early (deadline)
-    ExcuseLateJoiners \* history only: see OomOnlyAfterReclaim
+    Deadline         \* TRUE: the finalizer wait may end early (deadline)
 
 Threads == HostThreads \cup NativeThreads
 Procs   == Threads \cup {Finalizer}
@@ -60,7 +67,6 @@ ASSUME /\ HostThreads \cap NativeThreads = {}
        /\ InitGarbage \in 0..Capacity
        /\ MaxAttempts \in Nat \ {0}
        /\ Deadline \in BOOLEAN
-       /\ ExcuseLateJoiners \in BOOLEAN
 
 VARIABLES
     pc,        \* pc[t]: where thread t is (see PcValues)
@@ -72,6 +78,7 @@ VARIABLES
     mem,       \* mem[u]: "free", "garbage", "pending" or the thread using u
     collector, \* the thread running the (single) collection, or NoOne
     waiters,   \* threads waiting for the running collection to end
+    late,      \* threads that joined it too late: they wait for the next
     finPc,     \* the finalizer: "idle" or "free" (holds the mutex)
     owed,      \* history: owed[t] = units reclaimable at t's last pressure
                \* event that have not been freed since
@@ -80,7 +87,7 @@ VARIABLES
     robbed     \* history: robbed[t] = a thread that did not come before t
                \* took a unit while t was waiting for one
 
-vars == <<pc, ret, hadHost, attempts, mutex, host, mem, collector, waiters,
+vars == <<pc, ret, hadHost, attempts, mutex, host, mem, collector, waiters, late,
           finPc, owed, queue, resv, robbed>>
 
 PcValues == {"idle", "lock", "try", "exhausted", "unlock", "join",
@@ -118,6 +125,7 @@ TypeOK ==
     /\ mem \in [Units -> {"free", "garbage", "pending"} \cup Threads]
     /\ collector \in Threads \cup {NoOne}
     /\ waiters \subseteq Threads
+    /\ late \subseteq Threads
     /\ finPc \in {"idle", "free"}
     /\ owed \in [Threads -> SUBSET Units]
     /\ queue \in Seq(Threads)
@@ -135,6 +143,7 @@ Init ==
     /\ mem = [u \in Units |-> IF u <= InitGarbage THEN "garbage" ELSE "free"]
     /\ collector = NoOne
     /\ waiters = {}
+    /\ late = {}
     /\ finPc = "idle"
     /\ owed = [t \in Threads |-> {}]
     /\ queue = <<>>
@@ -152,7 +161,7 @@ CallerEnter(t) ==
     /\ pc' = [pc EXCEPT ![t] = "lock"]
     /\ attempts' = [attempts EXCEPT ![t] = 0]
     /\ robbed' = [robbed EXCEPT ![t] = FALSE]
-    /\ UNCHANGED <<ret, hadHost, mutex, mem, collector, waiters, finPc, owed,
+    /\ UNCHANGED <<ret, hadHost, mutex, mem, collector, waiters, late, finPc, owed,
                    queue, resv>>
 
 \* The caller drops its buffer (it becomes garbage) and leaves.
@@ -161,7 +170,7 @@ CallerExit(t) ==
     /\ mem' = [u \in Units |-> IF mem[u] = t THEN "garbage" ELSE mem[u]]
     /\ host' = IF t \in HostThreads THEN NoOne ELSE host
     /\ pc' = [pc EXCEPT ![t] = "idle"]
-    /\ UNCHANGED <<ret, hadHost, attempts, mutex, collector, waiters, finPc,
+    /\ UNCHANGED <<ret, hadHost, attempts, mutex, collector, waiters, late, finPc,
                    owed, queue, resv, robbed>>
 
 -----------------------------------------------------------------------------
@@ -172,7 +181,7 @@ AllocLock(t) ==
     /\ mutex = NoOne
     /\ mutex' = t
     /\ pc' = [pc EXCEPT ![t] = "try"]
-    /\ UNCHANGED <<ret, hadHost, attempts, host, mem, collector, waiters,
+    /\ UNCHANGED <<ret, hadHost, attempts, host, mem, collector, waiters, late,
                    finPc, owed, queue, resv, robbed>>
 
 \* Try the regions: take the unit handed to t, or else a free unit handed
@@ -194,7 +203,7 @@ AllocTry(t) ==
                  /\ robbed' = [s \in Threads |-> robbed[s] \/ Robs(t, s)]
          ELSE /\ pc' = [pc EXCEPT ![t] = "exhausted"]
               /\ UNCHANGED <<mem, mutex, owed, queue, resv, robbed>>
-    /\ UNCHANGED <<ret, hadHost, host, collector, waiters, finPc>>
+    /\ UNCHANGED <<ret, hadHost, host, collector, waiters, late, finPc>>
 
 \* RetryPolicy says stop: leave the queue, unlock and throw
 \* DeviceOutOfMemoryException.  (A thread whose try failed has no unit.)
@@ -205,7 +214,7 @@ OutOfMemory(t) ==
     /\ pc' = [pc EXCEPT ![t] = "done"]
     /\ owed' = [owed EXCEPT ![t] = {}]
     /\ queue' = Leave(t)
-    /\ UNCHANGED <<ret, hadHost, attempts, host, mem, collector, waiters,
+    /\ UNCHANGED <<ret, hadHost, attempts, host, mem, collector, waiters, late,
                    finPc, resv, robbed>>
 
 \* The callback is called with the mutex held; it notes whether its thread
@@ -218,7 +227,7 @@ PressureEnter(t) ==
     /\ owed' = [owed EXCEPT ![t] = GarbageUnits \cup PendingUnits]
     /\ pc' = [pc EXCEPT ![t] = "unlock"]
     /\ queue' = IF Queued(t) THEN queue ELSE Append(queue, t)
-    /\ UNCHANGED <<ret, attempts, mutex, host, mem, collector, waiters, finPc,
+    /\ UNCHANGED <<ret, attempts, mutex, host, mem, collector, waiters, late, finPc,
                    resv, robbed>>
 
 -----------------------------------------------------------------------------
@@ -228,37 +237,52 @@ CallbackUnlock(t) ==
     /\ pc[t] = "unlock"
     /\ mutex' = NoOne
     /\ pc' = [pc EXCEPT ![t] = "join"]
-    /\ UNCHANGED <<ret, hadHost, attempts, host, mem, collector, waiters,
+    /\ UNCHANGED <<ret, hadHost, attempts, host, mem, collector, waiters, late,
                    finPc, owed, queue,
                    resv, robbed>>
 
-\* The running collection has already made garbage pending: it cannot
-\* reclaim garbage that appeared since.
-CollectedAlready == collector # NoOne /\ pc[collector] \notin {"hostAcquire", "collect"}
+\* Too late to join the running collection: its collector holds the host
+\* lock (or needed none), so its gc call may be over and cannot reclaim
+\* garbage that appeared since.  (The kernel decides this under the
+\* reclaimer's lock, with the collector's host acquisition.)
+TooLateToJoin == collector # NoOne /\ pc[collector] # "hostAcquire"
 
-\* Single flight: become the collector, or wait for the running collection.
-\* A waiter that holds the host lock gives it up while it waits.
+\* Single flight: become the collector, or wait for the running collection
+\* (for the next one, if too late to join).  A waiter that holds the host
+\* lock gives it up while it waits.
 ReclaimJoin(t) ==
     /\ pc[t] = "join"
     /\ IF collector = NoOne
          THEN /\ collector' = t
-              /\ UNCHANGED waiters
+              /\ UNCHANGED <<waiters, late>>
               /\ IF host = t
                    THEN pc' = [pc EXCEPT ![t] = "collect"] /\ UNCHANGED ret
                    ELSE /\ pc' = [pc EXCEPT ![t] = "hostAcquire"]
                         /\ ret' = [ret EXCEPT ![t] = "collect"]
-              /\ UNCHANGED owed
-         ELSE /\ waiters' = waiters \cup {t}
+         ELSE /\ IF TooLateToJoin
+                   THEN late' = late \cup {t} /\ UNCHANGED waiters
+                   ELSE waiters' = waiters \cup {t} /\ UNCHANGED late
               /\ UNCHANGED collector
               /\ IF host = t
                    THEN /\ pc' = [pc EXCEPT ![t] = "hostRelease"]
                         /\ ret' = [ret EXCEPT ![t] = "await"]
                    ELSE pc' = [pc EXCEPT ![t] = "await"] /\ UNCHANGED ret
-              /\ owed' = IF ExcuseLateJoiners /\ CollectedAlready
-                           THEN [owed EXCEPT ![t] = @ \ GarbageUnits]
-                           ELSE owed
-    /\ UNCHANGED <<hadHost, attempts, mutex, host, mem, finPc, queue,
+    /\ UNCHANGED <<hadHost, attempts, mutex, host, mem, finPc, owed, queue,
                    resv, robbed>>
+
+\* A waiter of a collection nobody has started (it joined the previous one
+\* too late) becomes its collector.  It gave the host lock up to wait, so
+\* it takes it now, and keeps it afterwards exactly if it had it.
+ReclaimTakeOver(t) ==
+    /\ pc[t] = "await"
+    /\ t \in waiters
+    /\ collector = NoOne
+    /\ collector' = t
+    /\ waiters' = waiters \ {t}
+    /\ pc' = [pc EXCEPT ![t] = "hostAcquire"]
+    /\ ret' = [ret EXCEPT ![t] = "collect"]
+    /\ UNCHANGED <<hadHost, attempts, mutex, host, mem, late, finPc, owed,
+                   queue, resv, robbed>>
 
 \* Take the host lock (as collector, or again after waiting), then ret[t].
 HostAcquire(t) ==
@@ -267,7 +291,7 @@ HostAcquire(t) ==
     /\ host' = t
     /\ pc' = [pc EXCEPT ![t] = ret[t]]
     /\ ret' = [ret EXCEPT ![t] = "none"]
-    /\ UNCHANGED <<hadHost, attempts, mutex, mem, collector, waiters, finPc,
+    /\ UNCHANGED <<hadHost, attempts, mutex, mem, collector, waiters, late, finPc,
                    owed, queue,
                    resv, robbed>>
 
@@ -276,7 +300,7 @@ Collect(t) ==
     /\ pc[t] = "collect"
     /\ mem' = [u \in Units |-> IF mem[u] = "garbage" THEN "pending" ELSE mem[u]]
     /\ pc' = [pc EXCEPT ![t] = "awaitFin"]
-    /\ UNCHANGED <<ret, hadHost, attempts, mutex, host, collector, waiters,
+    /\ UNCHANGED <<ret, hadHost, attempts, mutex, host, collector, waiters, late,
                    finPc, owed, queue,
                    resv, robbed>>
 
@@ -289,7 +313,7 @@ AwaitFinalizers(t) ==
          THEN pc' = [pc EXCEPT ![t] = "finish"] /\ UNCHANGED ret
          ELSE /\ pc' = [pc EXCEPT ![t] = "hostRelease"]
               /\ ret' = [ret EXCEPT ![t] = "finish"]
-    /\ UNCHANGED <<hadHost, attempts, mutex, host, mem, collector, waiters,
+    /\ UNCHANGED <<hadHost, attempts, mutex, host, mem, collector, waiters, late,
                    finPc, owed, queue,
                    resv, robbed>>
 
@@ -299,29 +323,34 @@ HostRelease(t) ==
     /\ host' = NoOne
     /\ pc' = [pc EXCEPT ![t] = ret[t]]
     /\ ret' = [ret EXCEPT ![t] = "none"]
-    /\ UNCHANGED <<hadHost, attempts, mutex, mem, collector, waiters, finPc,
+    /\ UNCHANGED <<hadHost, attempts, mutex, mem, collector, waiters, late, finPc,
                    owed, queue,
                    resv, robbed>>
 
-\* The collection is over: give up the role and wake every waiter.
+\* The collection is over: give up the role and wake every waiter; the
+\* late ones now wait for the next collection.
 ReclaimFinish(t) ==
     /\ pc[t] = "finish"
     /\ collector' = NoOne
-    /\ waiters' = {}
+    /\ waiters' = late
+    /\ late' = {}
     /\ pc' = [pc EXCEPT ![t] = "relock"]
     /\ UNCHANGED <<ret, hadHost, attempts, mutex, host, mem, finPc, owed, queue,
                    resv, robbed>>
 
-\* A waiter wakes when the collection it joined is over, and takes the host
-\* lock back if it gave it up.
+\* A waiter wakes when the collection it waits for is over, or stops waiting
+\* once the unit it waits for has been handed to it (its retry takes it),
+\* and takes the host lock back if it gave it up.
 AwaitCollection(t) ==
     /\ pc[t] = "await"
-    /\ t \notin waiters
+    /\ t \notin waiters \cup late \/ resv[t] # {}
+    /\ waiters' = waiters \ {t}
+    /\ late' = late \ {t}
     /\ IF hadHost[t]
          THEN /\ pc' = [pc EXCEPT ![t] = "hostAcquire"]
               /\ ret' = [ret EXCEPT ![t] = "relock"]
          ELSE pc' = [pc EXCEPT ![t] = "relock"] /\ UNCHANGED ret
-    /\ UNCHANGED <<hadHost, attempts, mutex, host, mem, collector, waiters,
+    /\ UNCHANGED <<hadHost, attempts, mutex, host, mem, collector,
                    finPc, owed, queue,
                    resv, robbed>>
 
@@ -331,7 +360,7 @@ CallbackRelock(t) ==
     /\ mutex = NoOne
     /\ mutex' = t
     /\ pc' = [pc EXCEPT ![t] = "try"]
-    /\ UNCHANGED <<ret, hadHost, attempts, host, mem, collector, waiters,
+    /\ UNCHANGED <<ret, hadHost, attempts, host, mem, collector, waiters, late,
                    finPc, owed, queue,
                    resv, robbed>>
 
@@ -349,7 +378,7 @@ GiveUp(t) ==
     /\ resv' = IF resv[t] = {} THEN resv
                ELSE [HandOff(CHOOSE u \in resv[t] : TRUE, Leave(t))
                        EXCEPT ![t] = {}]
-    /\ UNCHANGED <<ret, hadHost, attempts, host, mem, collector, waiters,
+    /\ UNCHANGED <<ret, hadHost, attempts, host, mem, collector, waiters, late,
                    finPc, robbed>>
 
 -----------------------------------------------------------------------------
@@ -361,7 +390,7 @@ FinalizerLock ==
     /\ mutex = NoOne
     /\ mutex' = Finalizer
     /\ finPc' = "free"
-    /\ UNCHANGED <<pc, ret, hadHost, attempts, host, mem, collector, waiters,
+    /\ UNCHANGED <<pc, ret, hadHost, attempts, host, mem, collector, waiters, late,
                    owed, queue, resv, robbed>>
 
 \* Free one pending unit, in no particular order, hand it to the first
@@ -374,7 +403,7 @@ FinalizerFree ==
            /\ resv' = HandOff(u, queue)
     /\ mutex' = NoOne
     /\ finPc' = "idle"
-    /\ UNCHANGED <<pc, ret, hadHost, attempts, host, collector, waiters,
+    /\ UNCHANGED <<pc, ret, hadHost, attempts, host, collector, waiters, late,
                    queue, robbed>>
 
 -----------------------------------------------------------------------------
@@ -385,6 +414,7 @@ ThreadNext(t) ==
     \/ CallbackUnlock(t) \/ ReclaimJoin(t) \/ HostAcquire(t) \/ Collect(t)
     \/ AwaitFinalizers(t) \/ HostRelease(t) \/ ReclaimFinish(t)
     \/ AwaitCollection(t) \/ CallbackRelock(t) \/ GiveUp(t)
+    \/ ReclaimTakeOver(t)
 
 Next == (\E t \in Threads : ThreadNext(t)) \/ FinalizerLock \/ FinalizerFree
 
@@ -419,7 +449,8 @@ WaitsFor(p) ==
       ELSE CASE pc[p] \in {"lock", "relock"} /\ mutex \notin {NoOne, p}
                   -> mutex
              [] pc[p] = "hostAcquire" /\ host \notin {NoOne, p} -> host
-             [] pc[p] = "await" /\ p \in waiters -> collector
+             [] pc[p] = "await" /\ p \in waiters \cup late /\ resv[p] = {}
+                  -> collector
              [] pc[p] = "awaitFin" /\ PendingUnits # {} -> Finalizer
              [] OTHER -> NoOne
 
@@ -464,9 +495,7 @@ QueueHoldsWaiters ==
 (* Properties                                                              *)
 
 \* An allocation fails only if every unit that was reclaimable when its last
-\* pressure event began has been freed before its last try.  With
-\* ExcuseLateJoiners, a thread that joined a collection after that
-\* collection's gc call is excused for the garbage it still saw then.
+\* pressure event began has been freed before its last try.
 OomOnlyAfterReclaim ==
     [][\A t \in Threads : OutOfMemory(t) => owed[t] = {}]_vars
 

@@ -9,14 +9,14 @@ CallbackKeepsMutex(t) ==
     /\ pc[t] = "unlock"
     /\ pc' = [pc EXCEPT ![t] = "join"]
     /\ UNCHANGED <<ret, hadHost, attempts, mutex, host, mem, collector,
-                   waiters, finPc, owed, queue, resv, robbed>>
+                   waiters, late, finPc, owed, queue, resv, robbed>>
 
 MutantThreadNext(t) ==
     \/ CallerEnter(t) \/ CallerExit(t) \/ AllocLock(t) \/ AllocTry(t)
     \/ OutOfMemory(t) \/ PressureEnter(t) \/ CallbackKeepsMutex(t)
     \/ ReclaimJoin(t) \/ HostAcquire(t) \/ Collect(t)
     \/ AwaitFinalizers(t) \/ HostRelease(t) \/ ReclaimFinish(t)
-    \/ AwaitCollection(t) \/ CallbackRelock(t)
+    \/ AwaitCollection(t) \/ CallbackRelock(t) \/ ReclaimTakeOver(t)
     \/ GiveUp(t)
 
 MutantNext ==

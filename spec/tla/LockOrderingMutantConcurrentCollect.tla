@@ -13,7 +13,7 @@ ReclaimAlways(t) ==
          THEN pc' = [pc EXCEPT ![t] = "collect"] /\ UNCHANGED ret
          ELSE /\ pc' = [pc EXCEPT ![t] = "hostAcquire"]
               /\ ret' = [ret EXCEPT ![t] = "collect"]
-    /\ UNCHANGED <<hadHost, attempts, mutex, host, mem, waiters, finPc, owed,
+    /\ UNCHANGED <<hadHost, attempts, mutex, host, mem, waiters, late, finPc, owed,
                    queue, resv, robbed>>
 
 MutantThreadNext(t) ==
@@ -21,7 +21,7 @@ MutantThreadNext(t) ==
     \/ OutOfMemory(t) \/ PressureEnter(t) \/ CallbackUnlock(t)
     \/ ReclaimAlways(t) \/ HostAcquire(t) \/ Collect(t)
     \/ AwaitFinalizers(t) \/ HostRelease(t) \/ ReclaimFinish(t)
-    \/ AwaitCollection(t) \/ CallbackRelock(t)
+    \/ AwaitCollection(t) \/ CallbackRelock(t) \/ ReclaimTakeOver(t)
     \/ GiveUp(t)
 
 MutantNext ==

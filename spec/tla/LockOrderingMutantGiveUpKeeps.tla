@@ -12,7 +12,7 @@ GiveUpKeeping(t) ==
     /\ pc' = [pc EXCEPT ![t] = "done"]
     /\ owed' = [owed EXCEPT ![t] = {}]
     /\ queue' = Leave(t)
-    /\ UNCHANGED <<ret, hadHost, attempts, host, mem, collector, waiters,
+    /\ UNCHANGED <<ret, hadHost, attempts, host, mem, collector, waiters, late,
                    finPc, resv, robbed>>
 
 MutantThreadNext(t) ==
@@ -20,7 +20,7 @@ MutantThreadNext(t) ==
     \/ OutOfMemory(t) \/ PressureEnter(t) \/ CallbackUnlock(t)
     \/ ReclaimJoin(t) \/ HostAcquire(t) \/ Collect(t)
     \/ AwaitFinalizers(t) \/ HostRelease(t) \/ ReclaimFinish(t)
-    \/ AwaitCollection(t) \/ CallbackRelock(t) \/ GiveUpKeeping(t)
+    \/ AwaitCollection(t) \/ CallbackRelock(t) \/ ReclaimTakeOver(t) \/ GiveUpKeeping(t)
 
 MutantNext ==
     (\E t \in Threads : MutantThreadNext(t)) \/ FinalizerLock \/ FinalizerFree

@@ -17,7 +17,7 @@ PressureEnterHostFirst(t) ==
          ELSE /\ pc' = [pc EXCEPT ![t] = "hostAcquire"]
               /\ ret' = [ret EXCEPT ![t] = "unlock"]
     /\ queue' = IF Queued(t) THEN queue ELSE Append(queue, t)
-    /\ UNCHANGED <<attempts, mutex, host, mem, collector, waiters, finPc,
+    /\ UNCHANGED <<attempts, mutex, host, mem, collector, waiters, late, finPc,
                    resv, robbed>>
 
 MutantThreadNext(t) ==
@@ -25,7 +25,7 @@ MutantThreadNext(t) ==
     \/ OutOfMemory(t) \/ PressureEnterHostFirst(t) \/ CallbackUnlock(t)
     \/ ReclaimJoin(t) \/ HostAcquire(t) \/ Collect(t)
     \/ AwaitFinalizers(t) \/ HostRelease(t) \/ ReclaimFinish(t)
-    \/ AwaitCollection(t) \/ CallbackRelock(t)
+    \/ AwaitCollection(t) \/ CallbackRelock(t) \/ ReclaimTakeOver(t)
     \/ GiveUp(t)
 
 MutantNext ==

@@ -17,7 +17,7 @@ FinalizerFreeToLast ==
            /\ resv' = HandOffToLast(u, queue)
     /\ mutex' = NoOne
     /\ finPc' = "idle"
-    /\ UNCHANGED <<pc, ret, hadHost, attempts, host, collector, waiters,
+    /\ UNCHANGED <<pc, ret, hadHost, attempts, host, collector, waiters, late,
                    queue, robbed>>
 
 MutantNext ==

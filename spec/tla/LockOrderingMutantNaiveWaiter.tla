@@ -12,21 +12,20 @@ ReclaimJoinKeepHost(t) ==
     /\ pc[t] = "join"
     /\ IF collector = NoOne
          THEN ReclaimJoin(t)
-         ELSE /\ waiters' = waiters \cup {t}
+         ELSE /\ IF TooLateToJoin
+                   THEN late' = late \cup {t} /\ UNCHANGED waiters
+                   ELSE waiters' = waiters \cup {t} /\ UNCHANGED late
               /\ pc' = [pc EXCEPT ![t] = "await"]
               /\ hadHost' = [hadHost EXCEPT ![t] = FALSE]
-              /\ owed' = IF ExcuseLateJoiners /\ CollectedAlready
-                           THEN [owed EXCEPT ![t] = @ \ GarbageUnits]
-                           ELSE owed
               /\ UNCHANGED <<ret, attempts, mutex, host, mem, collector, finPc,
-                             queue, resv, robbed>>
+                             owed, queue, resv, robbed>>
 
 MutantThreadNext(t) ==
     \/ CallerEnter(t) \/ CallerExit(t) \/ AllocLock(t) \/ AllocTry(t)
     \/ OutOfMemory(t) \/ PressureEnter(t) \/ CallbackUnlock(t)
     \/ ReclaimJoinKeepHost(t) \/ HostAcquire(t) \/ Collect(t)
     \/ AwaitFinalizers(t) \/ HostRelease(t) \/ ReclaimFinish(t)
-    \/ AwaitCollection(t) \/ CallbackRelock(t)
+    \/ AwaitCollection(t) \/ CallbackRelock(t) \/ ReclaimTakeOver(t)
     \/ GiveUp(t)
 
 MutantNext ==

@@ -20,7 +20,7 @@ MutantThreadNext(t) ==
     \/ AllocTry(t) \/ OutOfMemory(t) \/ PressureEnter(t)
     \/ CallbackUnlock(t) \/ ReclaimJoin(t) \/ HostAcquire(t)
     \/ Collect(t) \/ AwaitFinalizers(t) \/ HostRelease(t)
-    \/ ReclaimFinish(t) \/ AwaitCollection(t) \/ CallbackRelock(t)
+    \/ ReclaimFinish(t) \/ AwaitCollection(t) \/ CallbackRelock(t) \/ ReclaimTakeOver(t)
     \/ GiveUp(t)
 
 MutantNext ==

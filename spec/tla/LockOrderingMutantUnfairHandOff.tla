@@ -13,7 +13,7 @@ FinalizerFreeForAll ==
            /\ owed' = [t \in Threads |-> owed[t] \ {u}]
     /\ mutex' = NoOne
     /\ finPc' = "idle"
-    /\ UNCHANGED <<pc, ret, hadHost, attempts, host, collector, waiters,
+    /\ UNCHANGED <<pc, ret, hadHost, attempts, host, collector, waiters, late,
                    queue, resv, robbed>>
 
 MutantNext ==

@@ -55,12 +55,14 @@ Step(e) ==
                         /\ UNCHANGED grantAt
     \/ e.a = "PressureEnter" /\ PressureEnter(e.t) /\ Keep
     \/ e.a = "OutOfMemory" /\ OutOfMemory(e.t) /\ Keep
-    \/ e.a = "ReclaimJoin" /\ ReclaimJoin(e.t) /\ (collector' = e.t) = (e.collector = 1) /\ Keep
+    \/ e.a = "ReclaimJoin" /\ ReclaimJoin(e.t) /\ (collector' = e.t) = (e.collector = 1)
+                         /\ (e.t \in late') = (e.late = 1) /\ Keep
     \/ e.a = "HostAcquire" /\ HostAcquire(e.t) /\ Keep
     \/ e.a = "Collect" /\ Collect(e.t) /\ Keep
     \/ e.a = "CollectorRelease" /\ e.complete = 1 /\ CollectorRelease(e.t) /\ Keep
     \/ e.a = "ReclaimFinish" /\ ReclaimFinish(e.t) /\ Keep
     \/ e.a = "AwaitCollection" /\ AwaitCollection(e.t) /\ Keep
+    \/ e.a = "ReclaimTakeOver" /\ ReclaimTakeOver(e.t) /\ Keep
     \/ e.a = "CallbackRelock" /\ CallbackRelock(e.t) /\ Keep
     \/ e.a = "MallocInsert" /\ MallocInsert(e.t)
                            /\ grantAt' = (<<at[e.t], e.va>> :> grant[e.t]) @@ grantAt
@@ -108,7 +110,7 @@ TraceSpec == TraceInit /\ [][TraceNext]_traceVars
 
 UserActions == {"MallocEnter", "AllocLock", "AllocTake", "PressureEnter",
                 "OutOfMemory", "ReclaimJoin", "HostAcquire", "Collect",
-                "CollectorRelease", "ReclaimFinish", "AwaitCollection",
+                "CollectorRelease", "ReclaimFinish", "ReclaimTakeOver", "AwaitCollection",
                 "CallbackRelock", "MallocInsert", "Drop"}
 CloserActions == {"CloseYield", "CloseBegin", "CloseSeal", "CloseCommit",
                   "CloseAbort", "DrainLock", "DrainFree", "CloseEnd", "CloseRehost"}
@@ -125,6 +127,7 @@ UserAction(a, t) ==
       [] a = "Collect" -> Collect(t)
       [] a = "CollectorRelease" -> CollectorRelease(t)
       [] a = "ReclaimFinish" -> ReclaimFinish(t)
+      [] a = "ReclaimTakeOver" -> ReclaimTakeOver(t)
       [] a = "AwaitCollection" -> AwaitCollection(t)
       [] a = "CallbackRelock" -> CallbackRelock(t)
       [] a = "MallocInsert" -> MallocInsert(t)

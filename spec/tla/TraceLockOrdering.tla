@@ -48,6 +48,7 @@ OtherStep(e) ==
     \/ e.a = "PressureEnter" /\ PressureEnter(e.t)
     \/ e.a = "CallbackUnlock" /\ CallbackUnlock(e.t)
     \/ e.a = "ReclaimJoin" /\ ReclaimJoin(e.t) /\ (collector' = e.t) = (e.collector = 1)
+                         /\ (e.t \in late') = (e.late = 1)
     \/ e.a = "HostAcquire" /\ HostAcquire(e.t)
     \/ e.a = "Collect" /\ Collect(e.t)
     \/ e.a = "AwaitFinalizers" /\ AwaitFinalizers(e.t)
@@ -55,6 +56,7 @@ OtherStep(e) ==
     \/ e.a = "HostRelease" /\ HostRelease(e.t)
     \/ e.a = "ReclaimFinish" /\ ReclaimFinish(e.t)
     \/ e.a = "AwaitCollection" /\ AwaitCollection(e.t)
+    \/ e.a = "ReclaimTakeOver" /\ ReclaimTakeOver(e.t)
     \/ e.a = "CallbackRelock" /\ CallbackRelock(e.t)
     \/ e.a = "FinalizerLock" /\ FinalizerLock
     \/ e.a = "GiveUp" /\ GiveUp(e.t)
@@ -96,7 +98,7 @@ TraceNoSpuriousOutOfMemory ==
 ThreadActions == {"CallerEnter", "CallerExit", "AllocLock", "AllocTry",
                   "OutOfMemory", "PressureEnter", "CallbackUnlock", "ReclaimJoin",
                   "HostAcquire", "Collect", "AwaitFinalizers", "HostRelease",
-                  "ReclaimFinish", "AwaitCollection", "CallbackRelock", "GiveUp"}
+                  "ReclaimFinish", "ReclaimTakeOver", "AwaitCollection", "CallbackRelock", "GiveUp"}
 
 ThreadAction(a, t) ==
     CASE a = "CallerEnter" -> CallerEnter(t)
@@ -112,6 +114,7 @@ ThreadAction(a, t) ==
       [] a = "AwaitFinalizers" -> AwaitFinalizers(t)
       [] a = "HostRelease" -> HostRelease(t)
       [] a = "ReclaimFinish" -> ReclaimFinish(t)
+      [] a = "ReclaimTakeOver" -> ReclaimTakeOver(t)
       [] a = "AwaitCollection" -> AwaitCollection(t)
       [] a = "CallbackRelock" -> CallbackRelock(t)
       [] a = "GiveUp" -> GiveUp(t)

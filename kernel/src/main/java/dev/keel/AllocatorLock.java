@@ -4,6 +4,7 @@ import dev.keel.internal.ReclaimTracker;
 import dev.keel.internal.Trace;
 
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import java.util.concurrent.locks.ReentrantLock;
 
 import org.jspecify.annotations.Nullable;
@@ -37,18 +38,29 @@ public final class AllocatorLock {
     private final String allocatorName;
     private final int traceId; // the allocator's number in the trace, when Trace.ON
     private final ReclaimTracker reclaimTracker;
+    private final BooleanSupplier handedAll;
     private long pauseNanos; // only the owner reads and writes the fields below
     private boolean active = true;
     private @Nullable String note;
 
     AllocatorLock(ReentrantLock mutex, String allocatorName, long pauseNanos, int traceId,
-                  ReclaimTracker reclaimTracker) {
+                  ReclaimTracker reclaimTracker, BooleanSupplier handedAll) {
         this.mutex = mutex;
         this.owner = Thread.currentThread();
         this.allocatorName = allocatorName;
         this.pauseNanos = pauseNanos;
         this.traceId = traceId;
         this.reclaimTracker = reclaimTracker;
+        this.handedAll = handedAll;
+    }
+
+    /**
+     * Whether every byte this allocation asks for has been handed to it (the allocator's hand-off
+     * queue): its retry will find them, so a reclaimer need not keep it waiting. Read without the
+     * lock; once true it stays true until the allocation itself takes or leaves its share.
+     */
+    boolean requestHandedOver() {
+        return handedAll.getAsBoolean();
     }
 
     /** Releases the allocator lock so that the callback may block; it must be re-taken before returning. */

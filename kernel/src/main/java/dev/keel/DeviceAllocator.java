@@ -276,7 +276,7 @@ public final class DeviceAllocator {
                 }
                 long freedBefore = bytesFreedTotal;
                 countPressureRound();
-                lastNote = runCallback(size, retryPolicy.delayNanosBefore(attempts));
+                lastNote = runCallback(size, retryPolicy.delayNanosBefore(attempts), waiter);
                 countReclaimed(bytesFreedTotal - freedBefore);
                 reclaimed += bytesFreedTotal - freedBefore;
             }
@@ -478,8 +478,9 @@ public final class DeviceAllocator {
     // NullAway cannot see that callback is non-null here: allocate calls this only after
     // reasonToStop returned null, which it never does without a callback.
     @SuppressWarnings("NullAway")
-    private @Nullable String runCallback(long size, long pauseNanos) {
-        AllocatorLock lent = new AllocatorLock(mutex, name, pauseNanos, traceId, reclaimTracker);
+    private @Nullable String runCallback(long size, long pauseNanos, Waiter waiter) {
+        AllocatorLock lent = new AllocatorLock(mutex, name, pauseNanos, traceId, reclaimTracker,
+                () -> waiter.handedAll);
         try {
             if (Trace.ON) {
                 Trace.record(traceId, "PressureEnter");
@@ -674,6 +675,8 @@ public final class DeviceAllocator {
     private static final class Waiter {
         final long size;
         long share; // free bytes only this waiter may take; at most size
+        /** share == size; volatile for the waiting thread, which reads it without the lock. */
+        volatile boolean handedAll;
         @Nullable Waiter prev;
         @Nullable Waiter next;
 
@@ -727,6 +730,7 @@ public final class DeviceAllocator {
                 reserved += given;
                 bytes -= given;
                 if (w.share == w.size) {
+                    w.handedAll = true;
                     firstWanting = w.next;
                 }
             }

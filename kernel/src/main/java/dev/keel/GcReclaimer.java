@@ -24,15 +24,20 @@ import org.jspecify.annotations.Nullable;
  * <ol>
  *   <li>{@code CallbackUnlock}: release the allocator lock first, before anything that blocks.</li>
  *   <li>{@code ReclaimJoin}: under this reclaimer's own small lock, either become the collector
- *       (no collection running) or join the running collection as a waiter.</li>
+ *       (no collection running), or join the running collection as a waiter, or, if it is too
+ *       late to join it (its collector holds the host lock, so its gc call may be over), wait for
+ *       the next collection.</li>
  *   <li>Collector: {@code HostAcquire} (take the host lock unless this thread already holds
  *       it), {@code Collect} ({@code System.gc()}), {@code AwaitFinalizers} (wait, until a
  *       deadline, for the cleaners of the buffers the collection found unreachable, waking at each
  *       free), {@code HostRelease} (only if taken here), then {@code ReclaimFinish}: mark the
  *       collection finished and wake the waiters.</li>
  *   <li>Waiter: {@code HostRelease} (if it holds the host lock, give it up, as CPython releases
- *       the GIL around a blocking wait), {@code AwaitCollection} until the collection it joined
- *       has finished, {@code HostAcquire} (take the host lock back, if it gave it up).</li>
+ *       the GIL around a blocking wait), {@code AwaitCollection} until the collection it waits
+ *       for has finished, {@code HostAcquire} (take the host lock back, if it gave it up). A late
+ *       waiter whose collection nobody has started when the previous one finishes starts it:
+ *       {@code ReclaimTakeOver}, then the collector's steps, keeping the host lock afterwards
+ *       exactly if it held it on entry.</li>
  *   <li>{@code CallbackRelock}: take the allocator lock again; the allocator then retries.</li>
  * </ol>
  *
@@ -47,6 +52,15 @@ import org.jspecify.annotations.Nullable;
  * keeping it is a cycle (waiter → collection → host lock → waiter). The host lock is taken back
  * only after the wait and before the allocator lock, the order a host thread entering the
  * allocator uses (host lock, then allocator lock), never the reverse.
+ *
+ * <p><b>Why late joiners wait for the next collection.</b> A thread's round must end with a gc
+ * call made after it began to wait: its out-of-memory error means that no garbage it could have
+ * been given was left (spec property {@code OomOnlyAfterReclaim}). A collection whose collector
+ * already holds the host lock may have called {@code System.gc()}; a buffer dropped since is not
+ * among what it frees. So a thread that comes then waits for the next collection, and the
+ * collector's host acquisition, which ends the time to join, is taken together with a flag
+ * under this reclaimer's lock: a thread that saw the flag clear joined before the gc call. A late
+ * waiter waits for at most two collections, the running one and the next, whoever runs it.
  *
  * <p><b>Invariants</b>: at most one collection runs per reclaimer at a time
  * ({@code SingleFlight}); no thread waits for the host lock while it holds an allocator lock or
@@ -119,8 +133,11 @@ public final class GcReclaimer implements MemoryPressureCallback {
     private volatile String servedName = "no device yet";
     // Guarded by flight.
     private boolean collecting;
+    /** The running collection's collector holds the host lock: too late to join (spec TooLateToJoin). */
+    private boolean tooLateToJoin;
     private long collectionsFinished;
     private int waiters;
+    private int lateWaiters;
     private String lastOutcome = "none";
     /**
      * See {@link #NOT_COLLECTED}; written and read only by the collector (single flight). A field,
@@ -195,10 +212,12 @@ public final class GcReclaimer implements MemoryPressureCallback {
         ReclaimTracker tracker = fixedTracker != null ? fixedTracker : deviceTracker;
         lock.unlock(); // performs CallbackUnlock (in AllocatorLock.unlock)
         int trace = lock.traceId();
+        boolean hadHost = hostLock.isHeldByCurrentThread();
         String outcome;
         try {
-            long joined = joinOrBecomeCollector(trace);
-            outcome = joined < 0L ? collect(requestedBytes, trace, tracker) : awaitCollection(joined, trace);
+            long awaited = joinOrBecomeCollector(trace, hadHost);
+            outcome = awaited < 0L ? collect(requestedBytes, trace, tracker, hadHost, hadHost)
+                    : awaitCollection(awaited, requestedBytes, trace, tracker, hadHost, lock);
         } finally {
             lock.lock(); // performs CallbackRelock (in AllocatorLock.lock)
         }
@@ -235,57 +254,74 @@ public final class GcReclaimer implements MemoryPressureCallback {
         }
     }
 
-    /** Threads waiting for the running collection (tests use it to order threads). */
+    /** Threads waiting for the running collection or, late, for the next (tests use it to order threads). */
     int waiters() {
         flight.lock();
         try {
-            return waiters;
+            return waiters + lateWaiters;
         } finally {
             flight.unlock();
         }
     }
 
     /**
-     * Single-flight entry: returns -1 if the caller is now the collector, else the number of the
-     * running collection, which the caller has joined as a waiter.
+     * Single-flight entry: returns -1 if the caller is now the collector, else the number of
+     * finished collections it waits for: the running one's, or, if too late to join it, the
+     * next one's.
      */
-    private long joinOrBecomeCollector(int trace) {
+    private long joinOrBecomeCollector(int trace, boolean holdsHost) {
         flight.lock();
         try {
             // ReclaimJoin is this whole block, atomic under flight.
             if (!collecting) { // LockOrdering: ReclaimJoin
                 collecting = true; // become the collector
-                if (Trace.ON) {
-                    Trace.record(trace, "ReclaimJoin", "collector", 1);
-                }
+                tooLateToJoin = holdsHost; // no host acquisition: its gc call comes at once
+                recordJoin(trace, 1, 0);
                 return -1L;
             }
-            waiters++; // or join the running collection
-            if (Trace.ON) {
-                Trace.record(trace, "ReclaimJoin", "collector", 0);
+            if (tooLateToJoin) { // wait for the next collection
+                lateWaiters++;
+                recordJoin(trace, 0, 1);
+                return collectionsFinished + 2;
             }
-            return collectionsFinished;
+            waiters++; // or join the running collection
+            recordJoin(trace, 0, 0);
+            return collectionsFinished + 1;
         } finally {
             flight.unlock();
         }
     }
 
-    /** Runs one collection; returns how it went, for the allocator's diagnostics. */
-    private String collect(long requestedBytes, int trace, ReclaimTracker tracker) {
+    private static void recordJoin(int trace, int collector, int late) {
+        if (Trace.ON) {
+            Trace.begin();
+            try {
+                Trace.event(trace, "ReclaimJoin", "collector", collector, "late", late);
+            } finally {
+                Trace.end();
+            }
+        }
+    }
+
+    /**
+     * Runs one collection; returns how it went, for the allocator's diagnostics. The caller holds
+     * the host lock if {@code holdsHost}, and holds it on return if {@code keepHost}.
+     */
+    private String collect(long requestedBytes, int trace, ReclaimTracker tracker, boolean holdsHost,
+                           boolean keepHost) {
         ReclaimEvent event = Jfr.AVAILABLE ? new ReclaimEvent() : null; // not in a java.base-only image
         if (event != null) {
             event.begin();
         }
-        boolean takeHost = !hostLock.isHeldByCurrentThread();
+        boolean takeHost = !holdsHost;
+        boolean releaseHost = !keepHost;
         String outcome = "failed";
         String description = "the collection failed";
         ReclaimTracker.Garbage garbage = null;
         try {
             if (takeHost) {
                 hostLock.lock(); // LockOrdering: HostAcquire
-                if (Trace.ON) {
-                    Trace.record(trace, "HostAcquire");
-                }
+                closeJoining(trace);
             }
             try {
                 // Collect: the gc, then what it left pending for the cleaners (or they freed already).
@@ -300,7 +336,7 @@ public final class GcReclaimer implements MemoryPressureCallback {
                 outcome = Thread.currentThread().isInterrupted() ? "interrupted" : complete ? "complete" : "deadline";
                 description = describe(tracker, garbage, outcome) + (canary.refersTo(null) ? "" : NOT_COLLECTED);
             } finally {
-                if (takeHost) {
+                if (releaseHost) {
                     if (Trace.ON) {
                         Trace.record(trace, "HostRelease");
                     }
@@ -312,6 +348,23 @@ public final class GcReclaimer implements MemoryPressureCallback {
             commit(event, tracker, requestedBytes, garbage, joined, outcome);
         }
         return description;
+    }
+
+    /**
+     * The collector's host acquisition, as far as joiners can tell: from now on it is too late to
+     * join this collection. Recorded under this reclaimer's lock, so that every ReclaimJoin line
+     * falls on the side of it that its decision was made on.
+     */
+    private void closeJoining(int trace) {
+        flight.lock();
+        try {
+            tooLateToJoin = true; // part of HostAcquire: from now on the spec's TooLateToJoin
+            if (Trace.ON) {
+                Trace.record(trace, "HostAcquire");
+            }
+        } finally {
+            flight.unlock();
+        }
     }
 
     /** The collection step; while tracing, one step with its event under the recorder's lock. */
@@ -365,7 +418,9 @@ public final class GcReclaimer implements MemoryPressureCallback {
         try {
             lastOutcome = description;
             int joined = waiters;
-            waiters = 0;
+            waiters = lateWaiters; // the late ones now wait for the next collection
+            lateWaiters = 0;
+            tooLateToJoin = false;
             collecting = false; // LockOrdering: ReclaimFinish
             if (Trace.ON) {
                 Trace.record(trace, "ReclaimFinish");
@@ -378,19 +433,28 @@ public final class GcReclaimer implements MemoryPressureCallback {
         }
     }
 
-    /** Waits for the collection numbered {@code joined}; returns how it went. */
-    private String awaitCollection(long joined, int trace) {
-        boolean yielded = hostLock.isHeldByCurrentThread();
-        if (yielded) {
+    /**
+     * Waits until {@code awaited} collections have finished; returns how the last went. A late
+     * waiter that finds the collection it waits for not started runs it (ReclaimTakeOver).
+     */
+    private String awaitCollection(long awaited, long requestedBytes, int trace, ReclaimTracker tracker,
+                                   boolean hadHost, AllocatorLock lock) {
+        if (hadHost) {
             if (Trace.ON) {
                 Trace.record(trace, "HostRelease");
             }
             hostLock.unlock(); // LockOrdering: HostRelease
         }
+        boolean collector = false;
         try {
-            return waitUntilFinished(joined, trace);
+            String outcome = waitUntilFinished(awaited, trace, lock);
+            if (outcome != null) {
+                return outcome;
+            }
+            collector = true; // took the role over: it takes the host lock as a collector does
+            return collect(requestedBytes, trace, tracker, false, hadHost);
         } finally {
-            if (yielded) {
+            if (hadHost && !collector) {
                 hostLock.lock(); // LockOrdering: HostAcquire
                 if (Trace.ON) {
                     Trace.record(trace, "HostAcquire");
@@ -399,10 +463,29 @@ public final class GcReclaimer implements MemoryPressureCallback {
         }
     }
 
-    private String waitUntilFinished(long joined, int trace) {
+    /**
+     * Returns how the awaited collection went, or null if the caller is now the collector. A
+     * waiter that wakes to find its whole request handed to it stops waiting.
+     */
+    private @Nullable String waitUntilFinished(long awaited, int trace, AllocatorLock lock) {
         flight.lock();
         try {
-            while (collectionsFinished == joined) {
+            while (collectionsFinished < awaited) {
+                if (lock.requestHandedOver()) { // LockOrdering: AwaitCollection (handed its unit)
+                    leaveWaiting(awaited);
+                    if (Trace.ON) {
+                        Trace.record(trace, "AwaitCollection");
+                    }
+                    return "waited for a collection until the memory it asked for was handed to it";
+                }
+                if (!collecting) { // LockOrdering: ReclaimTakeOver
+                    collecting = true;
+                    waiters--;
+                    if (Trace.ON) {
+                        Trace.record(trace, "ReclaimTakeOver");
+                    }
+                    return null;
+                }
                 collectionDone.await(); // LockOrdering: AwaitCollection
             }
             if (Trace.ON) {
@@ -410,10 +493,20 @@ public final class GcReclaimer implements MemoryPressureCallback {
             }
             return "joined another thread's collection, which reported: " + lastOutcome;
         } catch (InterruptedException e) {
+            leaveWaiting(awaited);
             Thread.currentThread().interrupt();
             return "interrupted while waiting for another thread's collection";
         } finally {
             flight.unlock();
+        }
+    }
+
+    /** A waiter that stops waiting early leaves the count it is in. Called under flight. */
+    private void leaveWaiting(long awaited) {
+        if (collectionsFinished < awaited - 1) {
+            lateWaiters--; // the collection it came too late for is still running
+        } else {
+            waiters--;
         }
     }
 

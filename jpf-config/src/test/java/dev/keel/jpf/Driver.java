@@ -24,6 +24,7 @@ enum Driver {
     HOST_CLOSE("HostCloseDriver", 100),
     CLEANING("CleaningDriver", 100),
     HAND_OFF("HandOffDriver", 100),
+    LATE_JOIN("LateJoinDriver", 100),
     ARENA_LINEARIZABILITY("ArenaLinearizability", 1000);
 
     /** Scenarios the linearizability test generates; its invocations are shared among them. */

@@ -31,6 +31,7 @@ enum JpfMutant {
     ACTIVATION_NOT_ATOMIC(KernelMutant.ACTIVATION_NOT_ATOMIC, Expect.CHECK_FAILS),
     SHARED_TRACKER(KernelMutant.SHARED_TRACKER, Expect.CHECK_FAILS),
     UNFAIR_HAND_OFF(KernelMutant.UNFAIR_HAND_OFF, Expect.CHECK_FAILS),
+    LATE_JOIN(KernelMutant.LATE_JOIN, Expect.CHECK_FAILS),
     // Not (15) CLEANER_REMOVES_UNLOCKED: its window is between the live set's compare-and-set and an
     // uncontended lock acquisition, and JPF runs the acquisition inside the step before it
     // (Abstract*Synchronizer.* never breaks; only a hand-over to a waiting thread is a scheduling

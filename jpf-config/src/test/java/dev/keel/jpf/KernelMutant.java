@@ -11,7 +11,8 @@ import java.util.List;
  * mutants {@code ClosingFreeNoop} and {@code HostCloseHolds}); (14) and (15) are the cleaning
  * path's, one across devices (spec {@code ReclaimDevices}' mutant {@code SharedTracker}) and one
  * inside a device; (16) is the allocator before its hand-off of freed bytes to the waiting
- * threads (spec {@code LockOrdering}'s mutant {@code UnfairHandOff}); the last runs (5) through the linearizability test, to show that it can fail. Every one is in the gate.
+ * threads (spec {@code LockOrdering}'s mutant {@code UnfairHandOff}); (17) is the reclaimer before late
+ * joiners waited for the next collection (its mutant {@code LateJoin}); the last runs (5) through the linearizability test, to show that it can fail. Every one is in the gate.
  *
  * <p>Not here: the weakening of the in-flight guard that only a weaker memory model than
  * sequential consistency can show (a lease taken by a release store instead of a compare-and-set).
@@ -125,6 +126,10 @@ enum KernelMutant {
     UNFAIR_HAND_OFF("(16) bytes freed while threads wait are free for all (the allocator before issue 22)",
             Driver.HAND_OFF, Expect.CHECK_FAILS,
             KernelTestMutantTest.Mutant.UNFAIR_HAND_OFF.patches.toArray(new Patch[0])),
+
+    LATE_JOIN("(17) a thread too late for a collection (its gc call over) joins it and takes it as its round",
+            Driver.LATE_JOIN, Expect.CHECK_FAILS,
+            KernelTestMutantTest.Mutant.LATE_JOIN.patches.toArray(new Patch[0])),
 
         PLAIN_BUMP_LINEARIZABILITY("(5) plain read-then-write bump, in the linearizability test", Driver.ARENA_LINEARIZABILITY,
             Expect.CHECK_FAILS, PLAIN_BUMP.patches().toArray(new Patch[0]));

@@ -221,7 +221,6 @@ enum TraceSpec {
                 InitGarbage = 0
                 MaxAttempts <- TraceMaxAttempts
                 Deadline <- TraceDeadline
-                ExcuseLateJoiners = TRUE
             INIT TraceInit
             NEXT TraceNext
             INVARIANTS
@@ -232,7 +231,8 @@ enum TraceSpec {
             """) {
         private static final Set<String> STEPS = Set.of("CallerEnter", "CallerExit", "AllocLock", "AllocTry",
                 "OutOfMemory", "PressureEnter", "CallbackUnlock", "ReclaimJoin", "HostAcquire", "Collect",
-                "AwaitFinalizers", "HostRelease", "ReclaimFinish", "AwaitCollection", "CallbackRelock", "GiveUp");
+                "AwaitFinalizers", "HostRelease", "ReclaimFinish", "AwaitCollection", "CallbackRelock", "GiveUp",
+                "ReclaimTakeOver");
 
         @Override
         SpecTrace project(ObjectLog allocator) {
@@ -271,7 +271,7 @@ enum TraceSpec {
                                 records.step(e, t);
                             }
                             case "AllocTry" -> records.step(e, t, "handle", e.get("handle"));
-                            case "ReclaimJoin" -> records.step(e, t, "collector", e.get("collector"));
+                            case "ReclaimJoin" -> records.step(e, t, "collector", e.get("collector"), "late", e.get("late"));
                             case "AwaitFinalizers" -> {
                                 deadline |= e.get("complete") == 0;
                                 records.step(e, t, "complete", e.get("complete"));
@@ -322,7 +322,7 @@ enum TraceSpec {
         private static final Set<String> USER_HIDDEN = Set.of("Lease", "Request", "Load", "CheckFits", "CasFail",
                 "CasSucceed", "BackendOk", "BackendFail", "GiveBack", "Leak", "Exit", "CallbackUnlock", "HostRelease");
         private static final Set<String> USER_STEPS = Set.of("AllocLock", "PressureEnter", "OutOfMemory", "HostAcquire",
-                "Collect", "ReclaimFinish", "AwaitCollection", "CallbackRelock");
+                "Collect", "ReclaimFinish", "ReclaimTakeOver", "AwaitCollection", "CallbackRelock");
         private static final Set<String> CLOSER_HIDDEN = Set.of("CloseReadSlots", "CloseScanSlot", "CloseDrained",
                 "DrainRelease");
         private static final Set<String> CLOSER_STEPS = Set.of("CloseYield", "CloseBegin", "CloseSeal", "CloseCommit",
@@ -433,7 +433,7 @@ enum TraceSpec {
                     records.stepAs(e, "MallocEnter", t, "arena", arena(arenas, e), "open", e.get("open"));
                 }
                 case "AllocTry" -> records.stepAs(e, "AllocTake", t, "handle", e.get("handle"));
-                case "ReclaimJoin" -> records.step(e, t, "collector", e.get("collector"));
+                case "ReclaimJoin" -> records.step(e, t, "collector", e.get("collector"), "late", e.get("late"));
                 case "AwaitFinalizers" -> records.stepAs(e, "CollectorRelease", t, "complete", e.get("complete"));
                 case "MallocInsert" -> records.step(e, t, "va", lastBump.getOrDefault(e.thread(), -1L));
                 default -> {

@@ -86,7 +86,7 @@ class TraceValidationTest {
                 "CloseUnlock", "GrowSlots",
                 "CallerEnter", "CallerExit", "AllocLock", "AllocTry", "OutOfMemory", "PressureEnter", "CallbackUnlock",
                 "ReclaimJoin", "HostAcquire", "Collect", "AwaitFinalizers", "HostRelease", "ReclaimFinish",
-                "AwaitCollection", "CallbackRelock", "GiveUp", "FinalizerLock", "FinalizerFree", "CloseYield", "CloseRehost",
+                "AwaitCollection", "CallbackRelock", "GiveUp", "ReclaimTakeOver", "FinalizerLock", "FinalizerFree", "CloseYield", "CloseRehost",
                 "Member", "User", "Closer", "Drop", "SystemEnd"));
         missing.removeAll(seen);
         assertTrue(missing.isEmpty(), "no recorded run takes " + missing);
@@ -107,7 +107,8 @@ class TraceValidationTest {
         }
         Set<String> missing = new TreeSet<>(List.of("MallocEnter open=1", "MallocEnter open=0", "AllocLock", "AllocTake",
                 "PressureEnter", "OutOfMemory", "ReclaimJoin collector=1", "ReclaimJoin collector=0", "HostAcquire",
-                "Collect", "CollectorRelease", "ReclaimFinish", "AwaitCollection", "CallbackRelock", "MallocInsert", "Drop",
+                "Collect", "CollectorRelease", "ReclaimFinish", "ReclaimTakeOver", "AwaitCollection", "CallbackRelock",
+                "MallocInsert", "Drop",
                 "CleanerStart accepts=1", "CleanerStart accepts=0", "FreeRemove", "CleanerAwaitClose closed=1",
                 "CleanerLock", "CleanerFree", "CloseYield", "CloseBegin", "CloseSeal", "CloseSnapshot", "CloseCommit",
                 "CloseAbort", "DrainLock", "DrainFree", "CloseUnlock", "CloseRehost"));

@@ -7,6 +7,7 @@ import dev.keel.VmmArena;
 import dev.keel.internal.ReclaimTracker;
 import java.lang.reflect.Constructor;
 import java.lang.reflect.Field;
+import java.lang.reflect.Method;
 import java.time.Duration;
 
 /**
@@ -32,6 +33,17 @@ final class KernelHooks {
             return hook.newInstance(host, deadline, tracker, collection);
         } catch (ReflectiveOperationException e) {
             throw new IllegalStateException("GcReclaimer's test constructor is gone: " + e, e);
+        }
+    }
+
+    /** The threads waiting for the reclaimer's running collection or the next (its package-private waiters()). */
+    static int waiters(GcReclaimer reclaimer) {
+        try {
+            Method hook = GcReclaimer.class.getDeclaredMethod("waiters");
+            hook.setAccessible(true);
+            return (int) hook.invoke(reclaimer);
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException("GcReclaimer's waiters() is gone: " + e, e);
         }
     }
 

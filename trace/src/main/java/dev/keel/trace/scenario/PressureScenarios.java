@@ -199,6 +199,42 @@ final class PressureScenarios {
         return threads;
     }
 
+    /**
+     * A thread comes too late for a collection: both units are garbage, the first thread's
+     * collection has made them pending (the cleaner has started, held back), and only then does a
+     * second thread find no memory. It waits for that collection and then, nobody having started
+     * the next, runs it itself (LockOrdering's late joiner and {@code ReclaimTakeOver}); the units
+     * go to the two threads in arrival order.
+     */
+    static List<Thread> lateJoin() {
+        Device device = new Device(CLEANER_DEADLINE, 0);
+        CountDownLatch full = new CountDownLatch(1);
+        CountDownLatch gate = device.holdCleanerBack();
+        List<Thread> threads = new ArrayList<>();
+        threads.add(fill(device, full));
+        threads.add(Scenarios.thread("collector", () -> {
+            Scenarios.await(full);
+            device.enter(1, false);
+            device.allocate(1);
+            device.exit(1, false);
+        }));
+        threads.add(Scenarios.thread("late", () -> {
+            Scenarios.await(device.cleaning);
+            device.enter(2, false);
+            device.allocate(2);
+            device.exit(2, false);
+        }));
+        threads.add(Scenarios.thread("opener", () -> { // records nothing: lets the cleaner go once the late thread waits
+            Scenarios.await(device.cleaning);
+            long deadline = System.nanoTime() + CLEANER_DEADLINE.toNanos() / 2;
+            while (KernelHooks.waiters(device.reclaimer) == 0 && System.nanoTime() < deadline) {
+                Thread.yield();
+            }
+            gate.countDown();
+        }));
+        return threads;
+    }
+
     /** A thread that allocates every unit and drops each (all garbage then), and then opens {@code full}. */
     private static Thread fill(Device device, CountDownLatch full) {
         return Scenarios.thread("fill", () -> {
@@ -220,6 +256,9 @@ final class PressureScenarios {
         private final Cleaner cleaner = Cleaner.create(r -> Scenarios.thread("cleaner", r));
         private final int cleanerPause;
         private volatile CountDownLatch cleanerGate = new CountDownLatch(0);
+        /** Opened when the first cleaning action runs: the collection that found it is past its gc call. */
+        final CountDownLatch cleaning = new CountDownLatch(1);
+        final GcReclaimer reclaimer;
         private final Object[] held = new Object[8]; // per caller; written only by its caller
         private final Garbage garbage = new Garbage();
         static final String CALLBACK_FAILED = "the scenario's callback fails after its round";
@@ -228,6 +267,7 @@ final class PressureScenarios {
         Device(Duration cleanerDeadline, int cleanerPause) {
             this.cleanerPause = cleanerPause;
             GcReclaimer reclaimer = KernelHooks.reclaimer(host, cleanerDeadline, tracker, garbage::collect);
+            this.reclaimer = reclaimer;
             MemoryPressureCallback callback = (lock, requestedBytes) -> {
                 reclaimer.onPressure(lock, requestedBytes);
                 if (Thread.currentThread() == failing) {
@@ -269,7 +309,9 @@ final class PressureScenarios {
             ReclaimTracker reclaims = tracker;
             CountDownLatch gate = cleanerGate;
             int pause = cleanerPause;
+            CountDownLatch started = cleaning;
             cleaner.register(buffer, () -> {
+                started.countDown();
                 Scenarios.await(gate);
                 Scenarios.pause(pause);
                 device.free(handle);

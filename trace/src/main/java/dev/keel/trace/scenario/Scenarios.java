@@ -64,6 +64,7 @@ public final class Scenarios {
         }
         run("out of memory after the retries", hung, PressureScenarios.outOfMemory());
         run("a waiter whose callback fails hands its unit on", hung, PressureScenarios.giveUp());
+        run("a thread too late for a collection runs the next", hung, PressureScenarios.lateJoin());
         run("the cleaner wait's deadline", hung, PressureScenarios.deadline());
         for (int n = 0; n < 8; n++) {
             run("system: two arenas under pressure", hung, SystemScenarios.pressure(seed + n));
