@@ -4,8 +4,12 @@ import dev.keel.BackendOutOfMemoryException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 import org.jspecify.annotations.Nullable;
@@ -26,12 +30,27 @@ import org.jspecify.annotations.Nullable;
  * <li>{@code releaseReserve} = {@code munmap} of the whole range.
  * </ul>
  *
- * <p>{@link #segment(long)} gives a {@link MemorySegment} over a live allocation. Each view
- * belongs to a shared {@link Arena} that {@code deallocate} closes <em>before</em> it calls
- * madvise and mprotect: closing a shared arena waits until no thread is inside an access to
- * it, and every later access throws {@link IllegalStateException}. So Java code can never
- * touch a page after it became {@code PROT_NONE}, which would kill the JVM with SIGSEGV;
- * accesses past the end of the allocation throw {@link IndexOutOfBoundsException}.
+ * <p><b>Views.</b> Java code touches an allocation through a view, and a view must stop working
+ * before its pages become {@code PROT_NONE}: touching such a page through a {@link MemorySegment}
+ * kills the JVM with SIGSEGV. Two kinds of view keep that promise:
+ * <ul>
+ * <li>{@link #open(long)} gives a {@link HostView}, a segment confined to the calling thread and
+ *     valid until the view is closed. An open view pins the allocation's pages: a
+ *     {@code deallocate} while views are open ends the allocation at once (no new view, the
+ *     ledger and the arena forget it) but leaves its pages mapped, and the last view's close
+ *     returns them ({@code madvise}, {@code mprotect}); a {@code releaseReserve} over pinned
+ *     pages likewise leaves the range reserved until the last of them is closed. Closing a
+ *     confined arena costs no hand-shake, so allocate, touch and free through a view cost what
+ *     {@code mmap} and {@code munmap} do;
+ * <li>{@link #segment(long)} gives a segment that any thread may use, in an {@link Arena#ofShared()}
+ *     made at the first call and closed by {@code deallocate} before it returns the pages; closing
+ *     a shared arena waits until no thread is inside an access to it (the JDK hand-shakes every
+ *     thread, tens of microseconds), and every later access throws {@link IllegalStateException}.
+ * </ul>
+ * A free allocation is touched through neither: a closed view, and a shared segment of a freed
+ * allocation, throw {@link IllegalStateException}; a view used by a thread that did not open it
+ * throws {@link WrongThreadException}; accesses past the end of the allocation throw
+ * {@link IndexOutOfBoundsException}.
  *
  * <p>Handles are sequence numbers; errors from libc are {@link NativeCallException}s.
  *
@@ -43,13 +62,88 @@ import org.jspecify.annotations.Nullable;
  */
 public final class HostBackend extends AbstractVmmBackend {
 
-    private record View(Arena arena, MemorySegment segment) {
-    }
-
     private final long granularity;
     private final boolean populate;
-    private final Map<Long, View> views = new ConcurrentHashMap<>();
+    private final Map<Long, Mapping> mappings = new ConcurrentHashMap<>();
     private final AtomicLong nextHandle = new AtomicLong(1);
+    // Guarded by itself: ended allocations whose pages open views still pin, and released ranges
+    // that wait for them. Taken only where a deallocate or a release meets an open view.
+    private final List<Mapping> pinned = new ArrayList<>();
+    private final List<long[]> pendingReleases = new ArrayList<>();
+
+    /**
+     * One live allocation: the views open on it, and its shared segment if one was asked for.
+     *
+     * <p>{@code pins} counts the open views; {@code deallocate} adds {@link #ENDED}, after which
+     * no view opens. Exactly one thread returns the pages: the deallocate that finds no view open,
+     * or the close of the last view once the allocation has ended.
+     */
+    static final class Mapping {
+        static final int ENDED = 1 << 30;
+
+        final long va;
+        final long size;
+        private final AtomicInteger pins = new AtomicInteger();
+        // Guarded by this.
+        private @Nullable Arena shared;
+        private @Nullable MemorySegment sharedSegment;
+        private boolean sharedClosed;
+        // Guarded by the backend's pinned list.
+        private boolean returnedByView;
+
+        Mapping(long va, long size) {
+            this.va = va;
+            this.size = size;
+        }
+
+        /** Opens a view's pin; false once the allocation has ended. */
+        boolean pin() {
+            while (true) {
+                int seen = pins.get();
+                if (seen >= ENDED) {
+                    return false;
+                }
+                if (pins.compareAndSet(seen, seen + 1)) {
+                    return true;
+                }
+            }
+        }
+
+        /** Closes a view's pin; true if it was the last one of an ended allocation. */
+        boolean unpin() {
+            return pins.decrementAndGet() == ENDED;
+        }
+
+        /** Ends the allocation; true if no view was open, so that the caller returns the pages. */
+        boolean end() {
+            return pins.getAndAdd(ENDED) == 0;
+        }
+
+        synchronized MemorySegment sharedSegment() {
+            if (sharedClosed) {
+                throw new IllegalArgumentException("the allocation at 0x" + Long.toHexString(va)
+                        + " is being deallocated");
+            }
+            MemorySegment segment = sharedSegment;
+            if (segment == null) {
+                // Owned by this mapping: closeShared closes it.
+                @SuppressWarnings("MustBeClosedChecker")
+                Arena arena = Arena.ofShared();
+                segment = MemorySegment.ofAddress(va).reinterpret(size, arena, null);
+                shared = arena;
+                sharedSegment = segment;
+            }
+            return segment;
+        }
+
+        /** Closes the shared segment, waiting for every access to it in progress; no new one is made. */
+        synchronized void closeShared() {
+            sharedClosed = true;
+            if (shared != null) {
+                shared.close();
+            }
+        }
+    }
 
     /** A backend with the page size as granularity that maps pages lazily. */
     public HostBackend() {
@@ -85,16 +179,83 @@ public final class HostBackend extends AbstractVmmBackend {
     }
 
     /**
-     * A view of the live allocation that starts at {@code va}, valid until it is deallocated.
+     * Opens a view of the live allocation that starts at {@code va}, for the calling thread, until
+     * {@link HostView#close()}. While it is open, the allocation's pages stay mapped even if it is
+     * deallocated meanwhile (see the class comment).
+     *
+     * @throws IllegalArgumentException if no live allocation starts at {@code va}
+     */
+    public HostView open(long va) {
+        Mapping mapping = mappings.get(va);
+        if (mapping == null || !mapping.pin()) {
+            throw noLiveAllocation(va);
+        }
+        try {
+            return new HostView(this, mapping);
+        } catch (RuntimeException | Error e) {
+            unpinned(mapping);
+            throw e;
+        }
+    }
+
+    /**
+     * A view of the live allocation that starts at {@code va} that any thread may use, valid until
+     * it is deallocated; the first call for an allocation makes its shared arena, whose close at
+     * {@code deallocate} hand-shakes every thread (prefer {@link #open(long)} where one thread
+     * touches the memory).
      *
      * @throws IllegalArgumentException if no live allocation starts at {@code va}
      */
     public MemorySegment segment(long va) {
-        View view = views.get(va);
-        if (view == null) {
-            throw new IllegalArgumentException("no live allocation starts at 0x" + Long.toHexString(va));
+        Mapping mapping = mappings.get(va);
+        if (mapping == null) {
+            throw noLiveAllocation(va);
         }
-        return view.segment();
+        return mapping.sharedSegment();
+    }
+
+    private static IllegalArgumentException noLiveAllocation(long va) {
+        return new IllegalArgumentException("no live allocation starts at 0x" + Long.toHexString(va));
+    }
+
+    /** A view's pin is closed: the last one of an ended allocation returns its pages. */
+    void unpinned(Mapping mapping) {
+        if (!mapping.unpin()) {
+            return;
+        }
+        List<long[]> due = new ArrayList<>();
+        synchronized (pinned) {
+            mapping.returnedByView = true;
+            pinned.remove(mapping);
+            for (Iterator<long[]> it = pendingReleases.iterator(); it.hasNext(); ) {
+                long[] range = it.next();
+                if (!pinsInside(range[0], range[1])) {
+                    due.add(range);
+                    it.remove();
+                }
+            }
+        }
+        RuntimeException failure = returnPages(mapping.va, mapping.size);
+        for (long[] range : due) {
+            try {
+                Libc.munmap(range[0], range[1]);
+            } catch (RuntimeException e) {
+                failure = firstOf(failure, e);
+            }
+        }
+        if (failure != null) {
+            throw failure;
+        }
+    }
+
+    // Guarded by pinned.
+    private boolean pinsInside(long base, long bytes) {
+        for (Mapping mapping : pinned) {
+            if (Long.compareUnsigned(mapping.va, base) >= 0 && Long.compareUnsigned(mapping.va, base + bytes) < 0) {
+                return true;
+            }
+        }
+        return false;
     }
 
     @Override
@@ -140,10 +301,7 @@ public final class HostBackend extends AbstractVmmBackend {
                 throw e instanceof NativeCallException call ? outOfMemoryOr(call, size) : e;
             }
         }
-        // Owned by the allocation's View: unmap closes it.
-        @SuppressWarnings("MustBeClosedChecker")
-        Arena arena = Arena.ofShared();
-        views.put(va, new View(arena, MemorySegment.ofAddress(va).reinterpret(size, arena, null)));
+        mappings.put(va, new Mapping(va, size));
         return nextHandle.getAndIncrement();
     }
 
@@ -177,13 +335,29 @@ public final class HostBackend extends AbstractVmmBackend {
         }
     }
 
-    // NullAway cannot see that the view is there: AbstractVmmBackend's ledger calls unmap only for
-    // an allocation that map returned, and map put its view last.
+    // NullAway cannot see that the mapping is there: AbstractVmmBackend's ledger calls unmap only
+    // for an allocation that map returned, and map put its mapping last.
     @SuppressWarnings("NullAway")
     @Override
     protected void unmap(long va, long size, long handle) {
-        View view = views.remove(va);
-        view.arena().close();
+        Mapping mapping = mappings.remove(va);
+        mapping.closeShared();
+        if (mapping.end()) {
+            RuntimeException failure = returnPages(va, size);
+            if (failure != null) {
+                throw failure;
+            }
+            return;
+        }
+        synchronized (pinned) {
+            if (!mapping.returnedByView) { // else the last view closed between end() and here
+                pinned.add(mapping);
+            }
+        }
+    }
+
+    /** {@code madvise(MADV_DONTNEED)}, then {@code mprotect(PROT_NONE)}: both are attempted. */
+    private static @Nullable RuntimeException returnPages(long va, long size) {
         RuntimeException failure = null;
         try {
             Libc.madvise(va, size, Libc.MADV_DONTNEED);
@@ -193,15 +367,17 @@ public final class HostBackend extends AbstractVmmBackend {
         try {
             Libc.mprotect(va, size, Libc.PROT_NONE);
         } catch (RuntimeException e) {
-            if (failure == null) {
-                failure = e;
-            } else {
-                failure.addSuppressed(e);
-            }
+            failure = firstOf(failure, e);
         }
-        if (failure != null) {
-            throw failure;
+        return failure;
+    }
+
+    private static RuntimeException firstOf(@Nullable RuntimeException first, RuntimeException next) {
+        if (first == null) {
+            return next;
         }
+        first.addSuppressed(next);
+        return first;
     }
 
     private static void undo(long va, long size, RuntimeException cause) {
@@ -215,6 +391,12 @@ public final class HostBackend extends AbstractVmmBackend {
 
     @Override
     protected void releaseRange(long base, long bytes) {
+        synchronized (pinned) {
+            if (pinsInside(base, bytes)) { // the last view inside unmaps the range
+                pendingReleases.add(new long[] {base, bytes});
+                return;
+            }
+        }
         Libc.munmap(base, bytes);
     }
 

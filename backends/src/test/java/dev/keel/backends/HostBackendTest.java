@@ -8,6 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.keel.VmmArena;
 import java.lang.foreign.MemorySegment;
+import java.util.concurrent.atomic.AtomicReference;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
 /** Host backend behaviour beyond the contract: real pages, views, errno, big ranges. */
@@ -77,6 +79,159 @@ class HostBackendTest {
             assertThrows(IllegalStateException.class, () -> view.get(JAVA_BYTE, 0), "after deallocate");
             assertThrows(IllegalArgumentException.class, () -> backend.segment(base), "view after deallocate");
             assertEquals(0, NativeMemory.readWriteBytes(base, 8 * g));
+        }
+    }
+
+    @Test
+    void aViewPinsThePagesOfADeallocationUntilItCloses() {
+        try (HostBackend backend = new HostBackend()) {
+            long g = backend.granularity();
+            long base = backend.reserve(8 * g);
+            long handle = backend.allocate(base, 2 * g);
+            HostView view = backend.open(base);
+            view.segment().set(JAVA_LONG, 8, 42);
+
+            backend.deallocate(base, 2 * g, handle);
+            assertEquals(2 * g, NativeMemory.readWriteBytes(base, 8 * g), "the open view's pages were returned");
+            assertThrows(IllegalArgumentException.class, () -> backend.open(base), "a view of an ended allocation");
+            assertThrows(IllegalArgumentException.class, () -> backend.segment(base), "a shared view of it");
+            assertEquals(42, view.segment().get(JAVA_LONG, 8), "the open view lost its bytes");
+
+            view.close();
+            assertEquals(0, NativeMemory.readWriteBytes(base, 8 * g), "the last view's close kept the pages");
+            assertThrows(IllegalStateException.class, () -> view.segment().get(JAVA_BYTE, 0), "after close");
+            view.close(); // a second close does nothing
+            backend.releaseReserve(base, 8 * g);
+        }
+    }
+
+    @Test
+    void withoutAnOpenViewDeallocateReturnsThePagesAtOnce() {
+        try (HostBackend backend = new HostBackend()) {
+            long g = backend.granularity();
+            long base = backend.reserve(4 * g);
+            long handle = backend.allocate(base, g);
+            try (HostView view = backend.open(base)) {
+                view.segment().fill((byte) 1);
+            }
+            assertEquals(g, NativeMemory.readWriteBytes(base, 4 * g));
+            backend.deallocate(base, g, handle);
+            assertEquals(0, NativeMemory.readWriteBytes(base, 4 * g));
+            backend.releaseReserve(base, 4 * g);
+        }
+    }
+
+    @Test
+    void theLastOfSeveralViewsReturnsThePages() {
+        try (HostBackend backend = new HostBackend()) {
+            long g = backend.granularity();
+            long base = backend.reserve(4 * g);
+            long handle = backend.allocate(base, g);
+            HostView first = backend.open(base);
+            HostView second = backend.open(base);
+            backend.deallocate(base, g, handle);
+            first.close();
+            assertEquals(g, NativeMemory.readWriteBytes(base, 4 * g), "returned while a view was still open");
+            assertEquals(0, second.segment().get(JAVA_BYTE, 0));
+            second.close();
+            assertEquals(0, NativeMemory.readWriteBytes(base, 4 * g));
+            backend.releaseReserve(base, 4 * g);
+        }
+    }
+
+    /**
+     * A free racing a view's open and close: whichever of the two ends last returns the pages,
+     * exactly once (a second return would unmap pages of the next allocation at the same address;
+     * none would leave them mapped), and a view that did open can touch every byte.
+     */
+    @Test
+    void aFreeRacingViewsReturnsThePagesExactlyOnce() throws Exception {
+        try (HostBackend backend = new HostBackend()) {
+            long g = backend.granularity();
+            long base = backend.reserve(g);
+            AtomicReference<Throwable> failure = new AtomicReference<>();
+            for (int round = 0; round < 2_000 && failure.get() == null; round++) {
+                long handle = backend.allocate(base, g);
+                Thread viewer = new Thread(() -> {
+                    try (HostView view = backend.open(base)) {
+                        view.segment().set(JAVA_BYTE, g - 1, (byte) 1);
+                    } catch (IllegalArgumentException ended) {
+                        // the free came first: no view, as promised
+                    } catch (RuntimeException | Error e) {
+                        failure.set(e);
+                    }
+                });
+                viewer.start();
+                backend.deallocate(base, g, handle);
+                viewer.join();
+                assertEquals(0, NativeMemory.readWriteBytes(base, g), "round " + round + ": pages left mapped");
+            }
+            assertEquals(null, failure.get());
+            backend.releaseReserve(base, g);
+        }
+    }
+
+    @Test
+    void aViewBelongsToTheThreadThatOpenedIt() throws Exception {
+        try (HostBackend backend = new HostBackend()) {
+            long g = backend.granularity();
+            long base = backend.reserve(g);
+            long handle = backend.allocate(base, g);
+            try (HostView view = backend.open(base)) {
+                AtomicReference<Throwable> touch = new AtomicReference<>();
+                AtomicReference<Throwable> close = new AtomicReference<>();
+                Thread other = new Thread(() -> {
+                    touch.set(catching(() -> view.segment().get(JAVA_BYTE, 0)));
+                    close.set(catching(view::close));
+                });
+                other.start();
+                other.join();
+                assertTrue(touch.get() instanceof WrongThreadException, "another thread touched: " + touch.get());
+                assertTrue(close.get() instanceof WrongThreadException, "another thread closed: " + close.get());
+                assertEquals(0, view.segment().get(JAVA_BYTE, 0), "the refused close changed the view");
+            }
+            backend.deallocate(base, g, handle);
+            backend.releaseReserve(base, g);
+        }
+    }
+
+    private static @Nullable Throwable catching(Runnable action) {
+        try {
+            action.run();
+            return null;
+        } catch (RuntimeException e) {
+            return e;
+        }
+    }
+
+    @Test
+    void aReleasedRangeStaysReservedUntilItsLastViewCloses() {
+        try (HostBackend backend = new HostBackend()) {
+            long g = backend.granularity();
+            long base = backend.reserve(8 * g);
+            long pinnedVa = base + 2 * g;
+            backend.allocate(pinnedVa, g);
+            HostView view = backend.open(pinnedVa);
+            backend.releaseReserve(base, 8 * g); // deallocates what is left, the pinned allocation too
+            assertEquals(8 * g, NativeMemory.anyMappingBytes(base, 8 * g), "the range went from under an open view");
+            assertEquals(g, NativeMemory.readWriteBytes(base, 8 * g));
+            view.segment().set(JAVA_BYTE, 0, (byte) 5);
+            view.close();
+            assertEquals(0, NativeMemory.anyMappingBytes(base, 8 * g), "the last view did not release the range");
+        }
+    }
+
+    @Test
+    void freeThroughAnArenaWhileAViewIsOpen() {
+        try (HostBackend backend = new HostBackend(); VmmArena arena = VmmArena.open(backend)) {
+            long va = arena.malloc(64 * 1024);
+            try (HostView view = backend.open(va)) {
+                view.segment().fill((byte) 3);
+                arena.free(va);
+                assertEquals(0, arena.liveCount());
+                assertEquals(3, view.segment().get(JAVA_BYTE, 64 * 1024 - 1));
+            }
+            assertEquals(0, NativeMemory.readWriteBytes(va, 64 * 1024));
         }
     }
 

@@ -28,7 +28,7 @@ public class HostPathBenchmark {
     @Param({"65536", "2097152", "67108864"})
     public long size;
 
-    @Param({"VmmArena+HostBackend", "Arena.ofShared", "Arena.ofConfined", "mmap+munmap"})
+    @Param({"VmmArena+HostView", "VmmArena+segment", "Arena.ofShared", "Arena.ofConfined", "mmap+munmap"})
     public String path;
 
     private HostPaths paths;

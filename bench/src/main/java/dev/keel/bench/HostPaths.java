@@ -2,6 +2,7 @@ package dev.keel.bench;
 
 import dev.keel.VmmArena;
 import dev.keel.backends.HostBackend;
+import dev.keel.backends.HostView;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
@@ -12,15 +13,17 @@ import java.util.List;
 
 /**
  * The ways a JVM program gets host memory that {@link HostPathBenchmark} and {@link HostRssHarness}
- * compare (issue 13, item 2): {@code VmmArena} on {@link HostBackend} (an {@code mmap} with
- * {@code MAP_FIXED} into the arena's reserved range, {@code munmap} at free), {@code
+ * compare (issue 13, item 2; issue 23, item 5): {@code VmmArena} on {@link HostBackend}
+ * ({@code mprotect} of a slice of the arena's reserved range, {@code madvise(MADV_DONTNEED)} and
+ * {@code mprotect(PROT_NONE)} at free), touched through a {@link dev.keel.backends.HostView}
+ * (confined to the thread) or through {@link HostBackend#segment(long)} (a shared arena), {@code
  * Arena.ofShared().allocate(size)} then {@code close()}, {@code Arena.ofConfined()} the same way
  * (both from the C heap, zeroed), and a plain anonymous {@code mmap}/{@code munmap} through FFM.
  */
 final class HostPaths implements AutoCloseable {
 
-    static final List<String> NAMES = List.of("VmmArena+HostBackend", "Arena.ofShared", "Arena.ofConfined",
-            "mmap+munmap");
+    static final List<String> NAMES = List.of("VmmArena+HostView", "VmmArena+segment", "Arena.ofShared",
+            "Arena.ofConfined", "mmap+munmap");
     static final long PAGE = 4096;
     private static final int PROT_READ_WRITE = 0x1 | 0x2;
     private static final int MAP_PRIVATE_ANONYMOUS = 0x02 | 0x20;
@@ -55,7 +58,8 @@ final class HostPaths implements AutoCloseable {
     /** {@code size} bytes through {@code path}, one of {@link #NAMES}. */
     Held allocate(String path, long size) throws Throwable {
         return switch (path) {
-            case "VmmArena+HostBackend" -> keel(size);
+            case "VmmArena+HostView" -> keelView(size);
+            case "VmmArena+segment" -> keelShared(size);
             case "Arena.ofShared" -> ffm(Arena.ofShared(), size);
             case "Arena.ofConfined" -> ffm(Arena.ofConfined(), size);
             case "mmap+munmap" -> plainMmap(size);
@@ -63,7 +67,16 @@ final class HostPaths implements AutoCloseable {
         };
     }
 
-    private Held keel(long size) {
+    private Held keelView(long size) {
+        long va = arena.malloc(size);
+        HostView view = backend.open(va);
+        return new Held(view.segment(), () -> {
+            view.close();
+            arena.free(va);
+        });
+    }
+
+    private Held keelShared(long size) {
         long va = arena.malloc(size);
         return new Held(backend.segment(va), () -> arena.free(va));
     }

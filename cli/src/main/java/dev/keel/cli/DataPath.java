@@ -3,6 +3,7 @@ package dev.keel.cli;
 import dev.keel.DeviceBuffer;
 import dev.keel.backends.CudaBackend;
 import dev.keel.backends.HostBackend;
+import dev.keel.backends.HostView;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.ref.Reference;
@@ -51,13 +52,18 @@ interface DataPath {
 
             @Override
             public void write(DeviceBuffer buffer, BytePattern pattern) {
-                pattern.writeTo(backend.segment(buffer.va()), buffer.size());
+                try (HostView view = backend.open(buffer.va())) {
+                    pattern.writeTo(view.segment(), buffer.size());
+                }
                 Reference.reachabilityFence(buffer);
             }
 
             @Override
             public boolean readBack(DeviceBuffer buffer, BytePattern pattern) {
-                boolean matches = pattern.matches(backend.segment(buffer.va()), buffer.size());
+                boolean matches;
+                try (HostView view = backend.open(buffer.va())) {
+                    matches = pattern.matches(view.segment(), buffer.size());
+                }
                 Reference.reachabilityFence(buffer);
                 return matches;
             }

@@ -10,6 +10,7 @@ import dev.keel.ArenaState;
 import dev.keel.VmmArena;
 import dev.keel.backends.Backends;
 import dev.keel.backends.HostBackend;
+import dev.keel.backends.HostView;
 import dev.keel.backends.SimulatedDevice;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -26,10 +27,11 @@ class ArenaExample {
         try (HostBackend backend = new HostBackend();              // Linux virtual memory via FFM
              VmmArena arena = VmmArena.open(backend, 1L << 30)) {   // reserve 1 GiB of addresses
             long va = arena.malloc(10_000);                         // rounded up to the page size
-            MemorySegment bytes = backend.segment(va);              // a checked view of the allocation
-            bytes.set(ValueLayout.JAVA_INT, 0, 42);
-
-            assertEquals(42, bytes.get(ValueLayout.JAVA_INT, 0));
+            try (HostView view = backend.open(va)) {                // a checked view, for this thread
+                MemorySegment bytes = view.segment();
+                bytes.set(ValueLayout.JAVA_INT, 0, 42);
+                assertEquals(42, bytes.get(ValueLayout.JAVA_INT, 0));
+            }
             assertEquals(0, arena.mappedBytes() % backend.granularity()); // whole pages
             arena.free(va);                                         // pages go back to the OS now
         }                                                           // close: drain, deallocate, release

@@ -1,0 +1,115 @@
+package dev.keel.bench;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * {@link HostPathBenchmark}'s allocate + touch + free in a plain loop (issue 23, item 5): each
+ * repetition runs on a fresh platform thread over fresh {@link HostPaths} and lasts at least
+ * {@value #MIN_SECONDS} s; the paths alternate repetition by repetition, so that a change in the
+ * machine's load falls on all of them. Reported: minimum and median µs per allocation, and each
+ * path's median over plain {@code mmap}/{@code munmap}'s (the target is Keel through a
+ * {@link dev.keel.backends.HostView} within {@value #TARGET}× of it).
+ *
+ * <p>Usage: {@code HostPathLoop <results file> [size in bytes, default 65536] [repetitions, default 5]}.
+ */
+public final class HostPathLoop {
+
+    static final double TARGET = 1.2;
+    private static final double MIN_SECONDS = 1.0;
+    private static final List<String> PATHS = List.of("mmap+munmap", "VmmArena+HostView", "VmmArena+segment");
+    private static volatile long sink;
+
+    private HostPathLoop() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        if (args.length < 1 || args.length > 3) {
+            throw new IllegalArgumentException("usage: HostPathLoop <results file> [size] [repetitions]");
+        }
+        long size = args.length > 1 ? Long.parseLong(args[1]) : 65536;
+        int repetitions = args.length > 2 ? Integer.parseInt(args[2]) : 5;
+        Map<String, Long> counts = new LinkedHashMap<>();
+        for (String path : PATHS) {
+            counts.put(path, calibrate(path, size));
+        }
+        Map<String, double[]> micros = new LinkedHashMap<>();
+        List<String> out = new ArrayList<>();
+        out.add("# " + RunContext.current().describe());
+        out.add(String.format(Locale.ROOT, "# %d bytes, allocate + touch one byte per 4 KiB + free; %d repetitions per"
+                + " path on fresh threads, paths alternated", size, repetitions));
+        for (int rep = 0; rep < repetitions; rep++) {
+            for (String path : PATHS) {
+                double us = timed(path, size, counts.get(path)) / 1e3 / counts.get(path);
+                micros.computeIfAbsent(path, p -> new double[repetitions])[rep] = us;
+                System.out.printf(Locale.ROOT, "round %d %-20s %8.2f us%n", rep, path, us);
+            }
+        }
+        double plain = median(micros.get("mmap+munmap"));
+        out.add(String.format(Locale.ROOT, "%-20s %10s %10s %14s", "path", "min us", "median us", "median/mmap"));
+        for (String path : PATHS) {
+            double[] values = micros.get(path).clone();
+            Arrays.sort(values);
+            out.add(String.format(Locale.ROOT, "%-20s %10.2f %10.2f %14.2f", path, values[0], median(values),
+                    median(values) / plain));
+        }
+        double view = median(micros.get("VmmArena+HostView")) / plain;
+        out.add(String.format(Locale.ROOT, "# target: VmmArena+HostView <= %.1f x mmap+munmap: %.2f, %s", TARGET, view,
+                view <= TARGET ? "met" : "MISSED"));
+        out.forEach(System.out::println);
+        Files.write(Path.of(args[0]), out);
+    }
+
+    /** Allocations per repetition so that one lasts at least {@value #MIN_SECONDS} s. */
+    private static long calibrate(String path, long size) throws Exception {
+        long count = 100;
+        while (true) {
+            long nanos = timed(path, size, count);
+            if (nanos >= MIN_SECONDS * 1.3e9) {
+                return count;
+            }
+            count = Math.max(count * 2, (long) (count * 1.6e9 / Math.max(nanos, 1)));
+        }
+    }
+
+    /** Wall nanoseconds of {@code count} allocations through {@code path} on a fresh thread. */
+    private static long timed(String path, long size, long count) throws Exception {
+        long[] nanos = new long[1];
+        Exception[] failure = new Exception[1];
+        Thread thread = new Thread(() -> {
+            try (HostPaths paths = new HostPaths()) {
+                long seen = 0;
+                long start = System.nanoTime();
+                for (long i = 0; i < count; i++) {
+                    HostPaths.Held held = paths.allocate(path, size);
+                    seen += HostPaths.touch(held.memory());
+                    held.free();
+                }
+                nanos[0] = System.nanoTime() - start;
+                sink = seen;
+            } catch (Throwable e) {
+                failure[0] = new IllegalStateException(path + " failed", e);
+            }
+        }, "host-path-" + path);
+        thread.start();
+        thread.join();
+        if (failure[0] != null) {
+            throw failure[0];
+        }
+        return nanos[0];
+    }
+
+    private static double median(double[] values) {
+        double[] sorted = values.clone();
+        Arrays.sort(sorted);
+        int n = sorted.length;
+        return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+    }
+}
