@@ -2,18 +2,23 @@
 # bench/compare-kernels.sh COMMIT
 #
 # The kernel of git commit COMMIT ("landed COMMIT") measured beside the work tree's ("work tree"),
-# on the same machine in one go, alternately: ThreadCountHarness with the landed kernel, then with
-# the work tree's; then PairReport (PairBenchmark's oneThread, twoThreads and twoThreadsThroughput
+# on the same machine in one go, alternately: the pair in a plain loop (PairLoop) for both kernels
+# and for ModelExpress's design in C++ (g++ -O2), round by round, summarised in
+# pair-loop-summary.txt; ThreadCountHarness with the landed kernel, then with the work tree's
+# (SKIP_THREADS=1 skips it); then PairReport (PairBenchmark's oneThread, twoThreads and twoThreadsThroughput
 # for VmmArena and ModelExpress+AllocationTable) with the landed kernel, then with the work tree's.
 # The landed kernel is built by bench/baseline-kernel.sh and put first on the class path, so every
 # dev.keel class comes from it; the harness prints where VmmArena was loaded from, and PairReport
 # checks that JMH's forks loaded the kernel from there too.
 #
-# Output, under bench/target/compare-COMMIT/: compare.log (everything printed), per kernel
+# Output, under bench/target/compare-COMMIT/: compare.log (everything printed), pair-loop.txt and
+# pair-loop-summary.txt, per kernel
 # thread-count-{landed,worktree}.{csv,svg} and pairs-{landed,worktree}.json (JMH), and
 # thread-count.svg with both kernels' lines.
 #
 # Environment (word-split):
+#   LOOP_ROUNDS   rounds of the plain loop (default 5)
+#   SKIP_THREADS  set: no ThreadCountHarness
 #   THREADS_OPTS  system properties for the harness, e.g. "-Dkeel.threads.rounds=5" (default: none,
 #                 the harness's defaults; see its class comment)
 #   JMH_OPTS      JMH options (default: -f 1 -wi 5 -w 1s -i 5 -r 1s)
@@ -55,9 +60,28 @@ pairs() {     # label, file name part, class path
     -rf json -rff "$out/pairs-$2.json"
 }
 
-threads "landed $commit" landed "$landed"
-threads "work tree" worktree "$work_tree"
+# The pair in a plain loop (PairLoop) for both kernels and ModelExpress's design in C++, alternated
+# round by round: one repetition each of 1 and 2 threads per round, each in a JVM (or process) of
+# its own, so that a change in the machine's load falls on all three.
+g++ -O2 -std=c++17 -pthread -Wall -Wextra -Werror -o "$out/modelexpress_arena" \
+  "$root/bench/src/main/cpp/modelexpress_arena.cpp"
+: > "$out/pair-loop.txt"
+for round in $(seq "${LOOP_ROUNDS:-5}"); do
+  echo "plain-loop round $round"
+  "$java" -cp "$landed" dev.keel.bench.PairLoop "landed-$commit" 1 1 2 | tee -a "$out/pair-loop.txt"
+  "$java" -cp "$work_tree" dev.keel.bench.PairLoop work-tree 1 1 2 | tee -a "$out/pair-loop.txt"
+  "$out/modelexpress_arena" c++ 1 1 2 | grep '^pair ' | tee -a "$out/pair-loop.txt"
+done
+"$java" -cp "$work_tree" dev.keel.bench.PairLoop --summarize "$out/pair-loop.txt" work-tree "landed-$commit" c++ \
+  | tee "$out/pair-loop-summary.txt"
+
+if [ -z "${SKIP_THREADS:-}" ]; then
+  threads "landed $commit" landed "$landed"
+  threads "work tree" worktree "$work_tree"
+fi
 pairs "landed $commit" landed "$landed"
 pairs "work tree" worktree "$work_tree"
-"$java" -cp "$work_tree" dev.keel.bench.ThreadCountChart "$out/thread-count.svg" \
-  "$out/thread-count-landed.csv" "$out/thread-count-worktree.csv"
+if [ -z "${SKIP_THREADS:-}" ]; then
+  "$java" -cp "$work_tree" dev.keel.bench.ThreadCountChart "$out/thread-count.svg" \
+    "$out/thread-count-landed.csv" "$out/thread-count-worktree.csv"
+fi

@@ -11,9 +11,10 @@
 // each makes P malloc(4096)+free pairs after a common start; a repetition's figure is the wall
 // time from the first thread's start to the last one's end divided by N x P (aggregate ns per
 // pair). P is calibrated so that a repetition lasts at least a second; repetitions alternate
-// between the thread counts. Prints min and median per thread count.
+// between the thread counts. Prints one line "pair <label> <threads> <ns>" per repetition (the
+// format of bench's PairLoop, which summarises both), then min and median per thread count.
 //
-// Usage: modelexpress_arena [repetitions, default 5] [thread counts, default 1 2]
+// Usage: modelexpress_arena [label, default c++] [repetitions, default 5] [thread counts, default 1 2]
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -130,9 +131,10 @@ int64_t calibrate(int threads) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  int repetitions = argc > 1 ? std::atoi(argv[1]) : 5;
+  const char* label = argc > 1 ? argv[1] : "c++";
+  int repetitions = argc > 2 ? std::atoi(argv[2]) : 5;
   std::vector<int> counts;
-  for (int i = 2; i < argc; i++) counts.push_back(std::atoi(argv[i]));
+  for (int i = 3; i < argc; i++) counts.push_back(std::atoi(argv[i]));
   if (counts.empty()) counts = {1, 2};
   std::vector<int64_t> pairs;
   for (int threads : counts) pairs.push_back(calibrate(threads));
@@ -145,6 +147,7 @@ int main(int argc, char** argv) {
         nanos = run(counts[c], pairs[c]);
       }
       ns[c].push_back(static_cast<double>(nanos) / (static_cast<double>(pairs[c]) * counts[c]));
+      std::printf("pair %s %d %.2f\n", label, counts[c], ns[c].back());
     }
   }
   std::printf("# ModelExpress design in C++ (g++), aggregate ns per malloc(4096)+free pair, %d repetitions\n",

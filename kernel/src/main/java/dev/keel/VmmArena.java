@@ -153,10 +153,11 @@ import org.jspecify.annotations.Nullable;
  * </ul>
  *
  * <h2>Bookkeeping bounded by the machine</h2>
- * The guard keeps no state per thread: a slot is held only for the length of one call, so its
- * slots number twice the processors (at least 8) plus what more calls in flight at once have
- * ever needed, whatever the number of threads that used the arena, and a thread that used it
- * leaves nothing behind. The hot path costs one compare-and-set for the lease and a release
+ * The guard keeps no state per thread in the arena: a slot is held only for the length of one
+ * call, so its slots number twice the processors (at least 8) plus what more calls in flight at
+ * once have ever needed, whatever the number of threads that used the arena, and a thread that
+ * used it leaves nothing behind in it (a thread keeps its home slot's number, one boxed integer
+ * for every arena, in its own thread-local map, which goes with it). The hot path costs one compare-and-set for the lease and a release
  * store to give it back, on a slot no other thread writes unless two threads' homes collide.
  *
  * <h2>Progress</h2>

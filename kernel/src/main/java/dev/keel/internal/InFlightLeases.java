@@ -27,12 +27,12 @@ import java.util.concurrent.locks.LockSupport;
  * take a table lock), so its slots are packed: mostly held by waiting calls, they cost 4 bytes
  * each rather than 128.
  *
- * <p><b>Lease.</b> A thread starts at a home slot, its identity hash, and probes the slots of each
- * chunk in turn from there: it reads a slot and, if it is free, compares-and-sets it from
- * {@code null} to itself. Threads with different homes never contend; a collision costs a failed
- * read (or compare-and-set) and a step to the next slot. When every published slot is held, the
- * thread appends a chunk under a lock and leases from it. A nested call (a backend call of the
- * arena calling malloc or free on the same thread) leases a second slot.
+ * <p><b>Lease.</b> A thread starts at a home slot, its identity hash (kept per thread), and probes
+ * the slots of each chunk in turn from there: it reads a slot and, if it is free, compares-and-
+ * sets it from {@code null} to itself. Threads with different homes never contend; a collision
+ * costs a failed read (or compare-and-set) and a step to the next slot. When every published slot
+ * is held, the thread appends a chunk under a lock and leases from it. A nested call (a backend
+ * call of the arena calling malloc or free on the same thread) leases a second slot.
  *
  * <p><b>Give back</b> is a release store of {@code null}: it publishes every write of the call to
  * a closer whose load sees the slot free.
@@ -101,7 +101,7 @@ public final class InFlightLeases {
      */
     public int enter() {
         Thread me = Thread.currentThread();
-        int home = home(me);
+        int home = HOMES.get();
         AtomicReferenceArray<Thread>[] seen = chunks;
         for (int c = 0; c < seen.length; c++) {
             int slot = tryLease(seen[c], stride(c), home, me, traceId, c);
@@ -330,12 +330,17 @@ public final class InFlightLeases {
     }
 
     /**
-     * A thread's home slot: its identity hash, already random (a per-thread xorshift in HotSpot),
-     * folded so that a small mask sees its high bits too. Not the thread id: ids differ from run
-     * to run of the same test, identity hashes are what Lincheck and JPF make deterministic.
+     * Each thread's home slot, one boxed integer per thread for every arena, gone with the thread:
+     * its identity hash, already random (a per-thread xorshift in HotSpot), folded so that a small
+     * mask sees its high bits too. Kept rather than computed per call: once a thread's monitor is
+     * inflated (another thread joined it, for one), HotSpot computes the identity hash in the
+     * runtime instead of the compiled code, 19 ns of a 75 ns pair on AMD EPYC, paid twice per
+     * pair. Not the thread id: ids differ between an execution and its replay under Lincheck
+     * (drivers' threads are new in each invocation), identity hashes are what Lincheck and JPF
+     * make deterministic.
      */
-    private static int home(Thread thread) {
-        int h = System.identityHashCode(thread);
+    private static final ThreadLocal<Integer> HOMES = ThreadLocal.withInitial(() -> {
+        int h = System.identityHashCode(Thread.currentThread());
         return h ^ (h >>> 16);
-    }
+    });
 }
