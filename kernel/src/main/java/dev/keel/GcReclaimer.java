@@ -34,7 +34,10 @@ import org.jspecify.annotations.Nullable;
  *       collection finished and wake the waiters.</li>
  *   <li>Waiter: {@code HostRelease} (if it holds the host lock, give it up, as CPython releases
  *       the GIL around a blocking wait), {@code AwaitCollection} until the collection it waits
- *       for has finished, {@code HostAcquire} (take the host lock back, if it gave it up). A late
+ *       for has finished or the allocator has handed it every byte it asks for (freed memory goes
+ *       to the waiting threads in arrival order; one that has its whole request has no reason to
+ *       wait for the rest of the collection), {@code HostAcquire} (take the host lock back, if it
+ *       gave it up). A late
  *       waiter whose collection nobody has started when the previous one finishes starts it:
  *       {@code ReclaimTakeOver}, then the collector's steps, keeping the host lock afterwards
  *       exactly if it held it on entry.</li>

@@ -290,6 +290,8 @@ class GcReclaimerTest {
         FutureTask<String> waiter = start("waiter", () -> outcomeAndLastRound(a));
         awaitCondition(() -> reclaimer.waiters() == 1, "the second thread to join");
         host.unlock();
+        getWithin(collector, "the collector"); // both rounds' events are committed before the stop
+        getWithin(waiter, "the waiter");
         recording.stop();
         Path file = dir.resolve("reclaim.jfr");
         recording.dump(file);
