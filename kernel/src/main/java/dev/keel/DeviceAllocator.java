@@ -317,9 +317,18 @@ public final class DeviceAllocator {
                 throw new IllegalArgumentException(name + ": free of unknown handle " + handle
                         + " (never allocated here, or freed already)");
             }
-            queue.handOff(regions.give(block)); // LockOrdering: FinalizerFree (to the first waiters)
             if (Trace.ON) {
-                Trace.record(traceId, "FinalizerFree", "handle", handle);
+                Trace.begin(); // a waiter reads its hand-off without the mutex: one step with the event
+            }
+            try {
+                queue.handOff(regions.give(block)); // LockOrdering: FinalizerFree (to the first waiters)
+                if (Trace.ON) {
+                    Trace.event(traceId, "FinalizerFree", "handle", handle);
+                }
+            } finally {
+                if (Trace.ON) {
+                    Trace.end();
+                }
             }
         } finally {
             mutex.unlock(); // LockOrdering: FinalizerFree

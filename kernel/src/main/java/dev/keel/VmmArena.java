@@ -6,7 +6,6 @@ import dev.keel.internal.ArenaMallocFailedEvent;
 import dev.keel.internal.InFlightLeases;
 import dev.keel.internal.Jfr;
 import dev.keel.internal.ReclaimTracker;
-import dev.keel.internal.Trace;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -208,8 +207,6 @@ public final class VmmArena implements AutoCloseable {
     /** The cleanings of this arena's buffers: its device's ({@link VmmBackend#deviceAllocator()}) or its own. */
     private final ReclaimTracker reclaimTracker;
     private final boolean ownTracker;
-    /** This arena's number in the trace ({@link Trace}); 0 when tracing is off. */
-    private final int traceId;
 
     private volatile int state = OPEN;
     /** The thread waiting in {@link #drainLocked}, for operations to unpark; null when none. */
@@ -240,11 +237,7 @@ public final class VmmArena implements AutoCloseable {
         this.ownTracker = device == null;
         this.reclaimTracker = device != null ? device.reclaimTracker()
                 : new ReclaimTracker("arena-" + ARENAS_OPENED.incrementAndGet());
-        this.traceId = Trace.ON
-                ? Trace.open("ArenaOpen", "total", totalBytes, "granularity", granularity, "slots",
-                        InFlightLeases.firstChunkSlots())
-                : 0;
-        this.leases = new InFlightLeases(traceId);
+        this.leases = new InFlightLeases(); // Trace open: ArenaOpen total=totalBytes granularity=granularity slots=InFlightLeases.firstChunkSlots() // Trace alias: leases
     }
 
     /** Opens an arena over a {@linkplain #DEFAULT_TOTAL_BYTES 16 TiB} range of {@code backend}. */
@@ -402,18 +395,17 @@ public final class VmmArena implements AutoCloseable {
     }
 
     private long mallocInFlight(long size, long aligned) {
-        if (!isOpen("MallocCheckOpen", "size", aligned)) {     // InFlightLeases: MallocCheckOpen // InFlightDrain: MallocRefused
+        boolean open = state == OPEN;                          // InFlightLeases: MallocCheckOpen // InFlightDrain: MallocRefused // Trace: MallocCheckOpen open=open size=aligned
+        if (!open) {
             throw closedException();
         }
         int lease = leases.enter();
         try {
-            if (!isOpen("MallocRecheckOpen", "size", aligned)) { // InFlightLeases: MallocRecheckOpen // InFlightDrain: MallocEnter, MallocRefused
+            boolean stillOpen = state == OPEN;                 // InFlightLeases: MallocRecheckOpen // InFlightDrain: MallocEnter, MallocRefused // Trace: MallocRecheckOpen open=stillOpen size=aligned
+            if (!stillOpen) {
                 throw closedException();
             }
-            if (Trace.ON) {
-                Trace.record(traceId, "Request", "size", size);
-            }
-            long offset = bump(size, aligned);                 // ArenaOps: MallocBump
+            long offset = bump(size, aligned);                 // ArenaOps: MallocBump // Trace before: Request size=size
             long va = base + offset;
             long handle = allocateBacking(va, offset, aligned); // ArenaOps: MallocBackendAlloc
             insert(va, offset, aligned, handle);               // ArenaOps: MallocInsert
@@ -428,100 +420,40 @@ public final class VmmArena implements AutoCloseable {
     }
 
     /**
-     * Whether the state is {@code OPEN}: the state check of {@code action}. While tracing, the
-     * read and its event are one step, with {@code key=value} the part of the call's local state
-     * the spec chooses at the check (the size, or the offset freed).
-     */
-    private boolean isOpen(String action, String key, long value) {
-        if (!Trace.ON) {
-            return state == OPEN;
-        }
-        Trace.begin();
-        try {
-            boolean open = state == OPEN;
-            Trace.event(traceId, action, "open", open ? 1 : 0, key, value);
-            return open;
-        } finally {
-            Trace.end();
-        }
-    }
-
-    /**
-     * Claims {@code aligned} bytes of the range; returns their offset. While tracing, each read of
-     * {@code next} (the load, a failed exchange's witness) is one step with the check of the value
-     * read, so an exhausted request is recorded where the value it saw was current.
+     * Claims {@code aligned} bytes of the range; returns their offset. The check of whether they
+     * fit reads only the value this call saw (the load, or a failed exchange's witness).
      */
     private long bump(long requested, long aligned) {
-        if (Trace.ON) {
-            Trace.begin();
-        }
-        long seen = next.get();                                // CasBump: Load
-        if (Trace.ON) {
-            Trace.event(traceId, "Load", "seen", seen);
-        }
+        long seen = next.get();                                // CasBump: Load // Trace: Load seen=seen
         while (true) {
-            if (aligned > totalBytes - seen) {                 // CasBump: CheckFits
-                if (Trace.ON) {
-                    Trace.event(traceId, "Exhausted");
-                    Trace.end();
-                }
+            boolean fits = aligned <= totalBytes - seen;       // CasBump: CheckFits // Trace after: fits ? CheckFits : Exhausted
+            if (!fits) {
                 throw new ArenaExhaustedException(requested, aligned, seen, totalBytes); // CasBump: Exhausted
             }
-            if (Trace.ON) {
-                Trace.event(traceId, "CheckFits");
-                Trace.end();
-                Trace.begin();
-            }
-            long witness = next.compareAndExchange(seen, seen + aligned); // CasBump: CasSucceed, CasFail
+            long witness = next.compareAndExchange(seen, seen + aligned); // CasBump: CasSucceed, CasFail // Trace: witness == seen ? CasSucceed next=seen+aligned va=seen : CasFail seen=witness
             if (witness == seen) {
-                if (Trace.ON) {
-                    Trace.event(traceId, "CasSucceed", "next", seen + aligned, "va", seen);
-                    Trace.end();
-                }
                 return seen;
             }
             seen = witness;
-            if (Trace.ON) {
-                Trace.event(traceId, "CasFail", "seen", seen);
-            }
         }
     }
 
     private long allocateBacking(long va, long offset, long aligned) {
         long handle;
         try {
-            handle = backend.allocate(va, aligned);            // CasBump: BackendOk, BackendFail
+            handle = backend.allocate(va, aligned);            // CasBump: BackendOk, BackendFail // Trace after: BackendOk
         } catch (Throwable failure) {
-            if (Trace.ON) {
-                Trace.record(traceId, "BackendFail");
-            }
-            giveBackOrLeak(offset, aligned);                   // ArenaOps: MallocGiveBack
+            giveBackOrLeak(offset, aligned);                   // ArenaOps: MallocGiveBack // Trace before: BackendFail
             throw failure;
-        }
-        if (Trace.ON) {
-            Trace.record(traceId, "BackendOk");
         }
         return handle;
     }
 
     private void giveBackOrLeak(long offset, long aligned) {
-        if (Trace.ON) {
-            Trace.begin();
-        }
-        try {
-            counters.beforeGiveBack(offset + aligned);
-            if (!next.compareAndSet(offset + aligned, offset)) { // CasBump: GiveBack
-                leaked.addAndGet(aligned);                     // CasBump: Leak
-                if (Trace.ON) {
-                    Trace.event(traceId, "Leak");
-                }
-            } else if (Trace.ON) {
-                Trace.event(traceId, "GiveBack", "next", offset);
-            }
-        } finally {
-            if (Trace.ON) {
-                Trace.end();
-            }
+        counters.beforeGiveBack(offset + aligned);
+        boolean givenBack = next.compareAndSet(offset + aligned, offset); // CasBump: GiveBack // Trace: givenBack ? GiveBack next=offset : Leak
+        if (!givenBack) {
+            leaked.addAndGet(aligned);                         // CasBump: Leak
         }
     }
 
@@ -532,19 +464,7 @@ public final class VmmArena implements AutoCloseable {
      */
     private void insert(long va, long offset, long aligned, long handle) {
         try {
-            if (Trace.ON) {
-                Trace.begin();
-            }
-            try {
-                table.put(va, aligned, handle);
-                if (Trace.ON) {
-                    Trace.event(traceId, "MallocInsert");
-                }
-            } finally {
-                if (Trace.ON) {
-                    Trace.end();
-                }
-            }
+            table.put(va, aligned, handle);                    // Trace: MallocInsert
         } catch (Throwable failure) {
             RuntimeException releaseFailure = release(va, aligned, handle);
             if (releaseFailure != null) {
@@ -608,23 +528,22 @@ public final class VmmArena implements AutoCloseable {
 
     /** One pass through the guard; returns {@link #REFUSED} if the arena refuses frees. */
     private int freeOnce(long va) {
-        if (!acceptsFree("FreeCheckOpen", va)) {              // InFlightLeases: FreeCheckOpen // InFlightDrain: FreeRefused
+        boolean accepts = state < SEALED;                      // InFlightLeases: FreeCheckOpen // InFlightDrain: FreeRefused // Trace: FreeCheckOpen accepts=accepts va=va-base
+        if (!accepts) {
             return REFUSED;
         }
         RuntimeException failure;
         int lease = leases.enter();
         try {
-            if (!acceptsFree("FreeRecheckOpen", va)) {        // InFlightLeases: FreeRecheckOpen // InFlightDrain: FreeEnter, FreeRefused
+            boolean stillAccepts = state < SEALED;             // InFlightLeases: FreeRecheckOpen // InFlightDrain: FreeEnter, FreeRefused // Trace: FreeRecheckOpen accepts=stillAccepts va=va-base
+            if (!stillAccepts) {
                 return REFUSED;
             }
-            Allocation record = remove(va);                    // ArenaOps: FreeRemove
+            Allocation record = table.remove(va);              // ArenaOps: FreeRemove // Trace: FreeRemove found=record!=null
             if (record == null) {
                 return NOT_FREED;
             }
-            failure = release(va, record.size(), record.handle()); // ArenaOps: FreeRelease
-            if (Trace.ON) {
-                Trace.record(traceId, "FreeRelease");
-            }
+            failure = release(va, record.size(), record.handle()); // ArenaOps: FreeRelease // Trace after: FreeRelease
         } finally {
             exit(lease);                                       // InFlightLeases: FreeExit // InFlightDrain: FreeExit
         }
@@ -633,24 +552,6 @@ public final class VmmArena implements AutoCloseable {
         }
         reportError("free", failure);
         return NOT_FREED;
-    }
-
-    /**
-     * Whether the state lets a free in (below {@code SEALED}): the state check of {@code action}.
-     * While tracing, the read and its event are one step, with the offset freed.
-     */
-    private boolean acceptsFree(String action, long va) {
-        if (!Trace.ON) {
-            return state < SEALED;
-        }
-        Trace.begin();
-        try {
-            boolean accepts = state < SEALED;
-            Trace.event(traceId, action, "accepts", accepts ? 1 : 0, "va", va - base);
-            return accepts;
-        } finally {
-            Trace.end();
-        }
     }
 
     /**
@@ -665,28 +566,10 @@ public final class VmmArena implements AutoCloseable {
         }
         closeLock.lock();
         try {
-            boolean closed = state == CLOSED;
-            if (Trace.ON) {
-                Trace.record(traceId, "FreeAwaitClose", "closed", closed ? 1 : 0);
-            }
+            boolean closed = state == CLOSED;                  // Trace: FreeAwaitClose closed=closed
             return !closed;
         } finally {
             closeLock.unlock();
-        }
-    }
-
-    /** Removes the record of {@code va} from the table; while tracing, one step with its event. */
-    private @Nullable Allocation remove(long va) {
-        if (!Trace.ON) {
-            return table.remove(va);
-        }
-        Trace.begin();
-        try {
-            Allocation record = table.remove(va);
-            Trace.event(traceId, "FreeRemove", "found", record == null ? 0 : 1);
-            return record;
-        } finally {
-            Trace.end();
         }
     }
 
@@ -804,10 +687,7 @@ public final class VmmArena implements AutoCloseable {
             try {
                 RuntimeException first = null;
                 for (Allocation record : drainLocked(timeout, deadline)) {
-                    first = firstOf(first, release(record.va(), record.size(), record.handle())); // ArenaOps: DrainRelease
-                    if (Trace.ON) {
-                        Trace.record(traceId, "DrainRelease", "va", record.va() - base);
-                    }
+                    first = firstOf(first, release(record.va(), record.size(), record.handle())); // ArenaOps: DrainRelease // Trace after: DrainRelease va=record.va()-base
                 }
                 first = firstOf(first, releaseReserveOnce());
                 if (first != null) {
@@ -822,40 +702,28 @@ public final class VmmArena implements AutoCloseable {
     }
 
     /**
-     * Lets go of the host lock if this thread holds it; returns whether it did. While tracing, the
-     * event is written before the release, so that it precedes any other thread's acquisition.
+     * Lets go of the host lock if this thread holds it; returns whether it did. The trace's
+     * event precedes the release, so that it precedes any other thread's acquisition.
      */
     private boolean yieldHostLock() {
         if (!hostLock.isHeldByCurrentThread()) {
             return false;
         }
-        if (Trace.ON) {
-            Trace.record(traceId, "CloseYield");
-        }
-        hostLock.unlock();                                     // KeelSystem: CloseYield
+        hostLock.unlock();                                     // KeelSystem: CloseYield // Trace before: CloseYield
         return true;
     }
 
-    /**
-     * Takes the host lock back after a close that let go of it, once nothing else is held. While
-     * tracing, the event is written after the acquisition.
-     */
+    /** Takes the host lock back after a close that let go of it, once nothing else is held. */
     private void retakeHostLock(boolean yielded) {
         if (yielded) {
-            hostLock.lock();                                   // KeelSystem: CloseRehost
-            if (Trace.ON) {
-                Trace.record(traceId, "CloseRehost");
-            }
+            hostLock.lock();                                   // KeelSystem: CloseRehost // Trace after: CloseRehost
         }
     }
 
-    /** Releases the close lock; while tracing, its event is written before the release. */
+    /** Releases the close lock; the trace's event precedes the release. */
     private void unlockClose() {
         closeHolder = null;
-        if (Trace.ON) {
-            Trace.record(traceId, "CloseUnlock");
-        }
-        closeLock.unlock();
+        closeLock.unlock();                                    // Trace before: CloseUnlock
     }
 
     private static @Nullable RuntimeException firstOf(@Nullable RuntimeException first,
@@ -884,10 +752,7 @@ public final class VmmArena implements AutoCloseable {
 
     private void refuseReentrantClose() {
         if (closeLock.isHeldByCurrentThread() || leases.heldByCurrentThread()) {
-            if (Trace.ON) {
-                Trace.record(traceId, "CloseRefused");
-            }
-            throw new IllegalStateException("close of " + this
+            throw new IllegalStateException("close of " + this // Trace before: CloseRefused
                     + " called from inside one of its own backend calls: it would wait for itself");
         }
     }
@@ -913,8 +778,8 @@ public final class VmmArena implements AutoCloseable {
 
     /**
      * Takes the close lock; only a close that has to wait for another can be interrupted or, with
-     * a {@code timeout}, give up. While tracing, the event is written once the lock is held,
-     * naming the {@code kind} of close.
+     * a {@code timeout}, give up. The trace's event, written once the lock is held, names the
+     * {@code kind} of close.
      */
     private void lockForClose(String kind, @Nullable Duration timeout, long deadline) {
         if (!closeLock.tryLock()) {
@@ -922,22 +787,13 @@ public final class VmmArena implements AutoCloseable {
                 if (timeout == null) {
                     closeLock.lockInterruptibly();
                 } else if (!closeLock.tryLock(deadline - System.nanoTime(), TimeUnit.NANOSECONDS)) {
-                    if (Trace.ON) {
-                        Trace.record(traceId, "CloseLockTimeout", "drain", kind.equals("drain") ? 1 : 0);
-                    }
-                    throw timedOut(timeout, "waiting for another close", describe(holderOfTheCloseLock())); // ArenaOps: CloseLockTimeout
+                    throw timedOut(timeout, "waiting for another close", describe(holderOfTheCloseLock())); // ArenaOps: CloseLockTimeout // Trace before: CloseLockTimeout drain=kind.equals("drain")
                 }
             } catch (InterruptedException e) {
-                if (Trace.ON) {
-                    Trace.record(traceId, "CloseLockInterrupted", "drain", kind.equals("drain") ? 1 : 0);
-                }
-                throw interrupted("while waiting for another close of " + this); // ArenaOps: CloseLockInterrupted
+                throw interrupted("while waiting for another close of " + this); // ArenaOps: CloseLockInterrupted // Trace before: CloseLockInterrupted drain=kind.equals("drain")
             }
         }
-        closeHolder = Thread.currentThread();
-        if (Trace.ON) {
-            Trace.record(traceId, "CloseLock", "drain", kind.equals("drain") ? 1 : 0);
-        }
+        closeHolder = Thread.currentThread();                  // Trace after: CloseLock drain=kind.equals("drain")
     }
 
     private List<Thread> holderOfTheCloseLock() {
@@ -983,29 +839,20 @@ public final class VmmArena implements AutoCloseable {
     /** The drain proper; the caller holds {@link #closeLock}. A {@code timeout} bounds its two waits. */
     private List<Allocation> drainLocked(@Nullable Duration timeout, long deadline) {
         ArenaDrainEvent event = beginDrainEvent();
-        if (state == CLOSED) {                                 // ArenaOps: CloseAlreadyClosed
-            if (Trace.ON) {
-                Trace.record(traceId, "CloseAlreadyClosed");
-            }
+        boolean closed = state == CLOSED;                      // ArenaOps: CloseAlreadyClosed // Trace after: closed ? CloseAlreadyClosed
+        if (closed) {
             commit(event, 0, 0, "already closed");
             return List.of();
         }
         drainWaiter = Thread.currentThread();
-        if (Trace.ON) {
-            Trace.begin();
-        }
-        state = CLOSING;                                       // ArenaOps: CloseBegin
-        if (Trace.ON) {
-            Trace.event(traceId, "CloseBegin");
-            Trace.end();
-        }
+        state = CLOSING;                                       // ArenaOps: CloseBegin // Trace: CloseBegin
         long waitStart = System.nanoTime();
         try {
             awaitDrained(event, waitStart, timeout, deadline, "mallocs"); // InFlightDrain: CloseAwaitDrain
-            seal();                                            // ArenaOps: CloseSeal
+            state = SEALED;                                    // ArenaOps: CloseSeal // Trace: CloseSeal
             awaitDrained(event, waitStart, timeout, deadline, "calls"); // InFlightDrain: CloseAwaitSealed
             long waited = System.nanoTime() - waitStart;
-            List<Allocation> drained = snapshot();             // ArenaOps: CloseSnapshot
+            List<Allocation> drained = table.snapshot();       // ArenaOps: CloseSnapshot // Trace: CloseSnapshot records=drained.size()
             commitClose();                                     // ArenaOps: CloseCommit
             if (ownTracker) {
                 reclaimTracker.stopCleaner(); // nothing left that a cleaning could free
@@ -1014,56 +861,26 @@ public final class VmmArena implements AutoCloseable {
             commit(event, drained.size(), waited, "drained");
             return drained;
         } catch (InterruptedException e) {
-            abortClose(event, waitStart, "CloseAbort", "aborted: " + e);
+            abortClose(event, waitStart, "aborted: " + e);
             throw interrupted("while draining " + this);
         } catch (CloseTimeoutException timedOut) {
             throw timedOut;
         } catch (Throwable failure) {
-            abortClose(event, waitStart, "CloseAbort", "aborted: " + failure);
+            abortClose(event, waitStart, "aborted: " + failure);
             throw failure;
         } finally {
             drainWaiter = null;
         }
     }
 
-    /** Stores SEALED: frees are refused from now on; while tracing, one step with its event. */
-    private void seal() {
-        if (Trace.ON) {
-            Trace.begin();
-        }
-        state = SEALED;
-        if (Trace.ON) {
-            Trace.event(traceId, "CloseSeal");
-            Trace.end();
-        }
-    }
-
-    /** The table's records; while tracing, one step with its event. */
-    private List<Allocation> snapshot() {
-        if (!Trace.ON) {
-            return table.snapshot();
-        }
-        Trace.begin();
-        try {
-            List<Allocation> records = table.snapshot();
-            Trace.event(traceId, "CloseSnapshot", "records", records.size());
-            return records;
-        } finally {
-            Trace.end();
-        }
-    }
-
-    /** Clears the table and the mapped counter, then publishes CLOSED; see the class comment. */
+    /**
+     * Clears the table and the mapped counter, then publishes CLOSED; see the class comment. One
+     * step of the trace: no one can see the cleared table before the store, since frees are
+     * refused once sealed and mallocs once closing.
+     */
     private void commitClose() {
-        if (Trace.ON) {
-            Trace.begin();
-        }
         table.clear();
-        state = CLOSED;
-        if (Trace.ON) {
-            Trace.event(traceId, "CloseCommit");
-            Trace.end();
-        }
+        state = CLOSED;                                        // Trace: CloseCommit
     }
 
     /**
@@ -1076,21 +893,14 @@ public final class VmmArena implements AutoCloseable {
             leases.awaitAllFree(this);
         } else if (!leases.awaitAllFree(this, deadline)) {
             List<String> inFlight = describe(leases.holders());
-            abortClose(event, waitStart, "CloseTimeout", "timed out after " + timeout);
+            abortClose(event, waitStart, "timed out after " + timeout);
             throw timedOut(timeout, "waiting for the " + calls + " in flight", inFlight);
         }
     }
 
-    /** Stores OPEN again; {@code action} is the spec's name of the cause, for the trace. */
-    private void abortClose(@Nullable ArenaDrainEvent event, long waitStart, String action, String outcome) {
-        if (Trace.ON) {
-            Trace.begin();
-        }
-        state = OPEN;                                          // ArenaOps: CloseAbort, CloseTimeout
-        if (Trace.ON) {
-            Trace.event(traceId, action);
-            Trace.end();
-        }
+    /** Stores OPEN again: a close that gave up ({@code outcome} says why, for JFR and the trace). */
+    private void abortClose(@Nullable ArenaDrainEvent event, long waitStart, String outcome) {
+        state = OPEN;                                          // ArenaOps: CloseAbort, CloseTimeout // Trace: outcome.startsWith("timed") ? CloseTimeout : CloseAbort
         commit(event, 0, System.nanoTime() - waitStart, outcome);
     }
 

@@ -22,7 +22,8 @@ public final class Keel {
     static final int EXIT_USAGE = 2;
     static final int EXIT_UNAVAILABLE = 3;
 
-    private static final List<Command> COMMANDS = List.of(new DemoCommand(), new CheckCommand(), new WorkerCommand());
+    private static final List<Command> COMMANDS = List.of(new DemoCommand(), new CheckCommand(), new WorkerCommand(),
+            new TracedKernelCommand());
 
     private Keel() {
     }

@@ -23,19 +23,18 @@ enum KernelMutant {
 
     CHECK_BEFORE_ENTER("(1) state checked before the in-flight lease only (not again after it)",
             Driver.DRAIN, Expect.CHECK_FAILS,
-            new Patch("dev/keel/VmmArena.java",
-                    "if (!isOpen(\"MallocRecheckOpen\", \"size\", aligned)) {",
-                    "if (false) { // MUTANT: no MallocRecheckOpen, the check before the lease is the only one\n")),
+            new Patch("dev/keel/VmmArena.java", "boolean stillOpen = state == OPEN; // InFlightLeases: MallocRecheckOpen"
+                    + " // InFlightDrain: MallocEnter, MallocRefused // Trace: MallocRecheckOpen open=stillOpen size=aligned",
+                    "boolean stillOpen = true; // MUTANT: no MallocRecheckOpen, the check before the lease is the only one\n")),
 
     FREE_WITHOUT_GUARD("(2) free without the in-flight guard", Driver.FREE_CLOSE, Expect.CHECK_FAILS,
             new Patch("dev/keel/VmmArena.java", """
                     int lease = leases.enter();
                     try {
-                        if (!acceptsFree("FreeRecheckOpen", va)) {
+                        boolean stillAccepts = state < SEALED;
                     """, """
-                    try { // MUTANT: no FreeLease
-                        if (!acceptsFree("FreeRecheckOpen", va)) {
-                    """),
+                    try { /* MUTANT: no FreeLease */
+                        boolean stillAccepts = state < SEALED;"""),
             new Patch("dev/keel/VmmArena.java",
                     "exit(lease); // InFlightLeases: FreeExit",
                     "// MUTANT: no FreeExit //")),
@@ -64,9 +63,8 @@ enum KernelMutant {
 
     BLIND_GIVE_BACK("(6) rollback of a failed slot that is no longer the top", Driver.BUMP, Expect.CHECK_FAILS,
             new Patch("dev/keel/VmmArena.java",
-                    "if (!next.compareAndSet(offset + aligned, offset)) { // CasBump: GiveBack",
-                    "next.set(offset); // MUTANT: GiveBack without checking it is still the top\n"
-                            + "        if (offset < 0) {")),
+                    "boolean givenBack = next.compareAndSet(offset + aligned, offset);",
+                    "boolean givenBack = next.getAndSet(offset) >= Long.MIN_VALUE;")), // GiveBack unchecked, always "given back"
 
     SECOND_CLOSE_RETURNS("(7) second close returning early", Driver.CLOSE, Expect.CHECK_FAILS,
             new Patch("dev/keel/VmmArena.java", """
@@ -137,9 +135,9 @@ enum KernelMutant {
     /** The patches of (12): the kernel before frees ran while closing (ModelExpress's order). */
     private static final class ClosingFreeNoop {
         static final Patch[] PATCHES = {
-            new Patch("dev/keel/VmmArena.java", "return state < SEALED;", "return state == OPEN; // MUTANT\n"),
-            new Patch("dev/keel/VmmArena.java", "boolean accepts = state < SEALED;",
-                    "boolean accepts = state == OPEN; // MUTANT\n"),
+            new Patch("dev/keel/VmmArena.java", "boolean accepts = state < SEALED;", "boolean accepts = state == OPEN;"),
+            new Patch("dev/keel/VmmArena.java", "boolean stillAccepts = state < SEALED;",
+                    "boolean stillAccepts = state == OPEN;"),
             new Patch("dev/keel/VmmArena.java", "if (!awaitCloseEnd()) {", "if (true) { // MUTANT: no FreeAwaitClose\n"),
         };
     }

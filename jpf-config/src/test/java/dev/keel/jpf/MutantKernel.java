@@ -1,25 +1,18 @@
 package dev.keel.jpf;
 
-import java.io.ByteArrayOutputStream;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
+import dev.keel.trace.KernelVariant;
+import dev.keel.trace.TracedKernel;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.stream.Stream;
-import javax.tools.JavaCompiler;
-import javax.tools.ToolProvider;
 
 /**
- * Builds a kernel variant from the real kernel sources: copies {@code kernel/src/main/java}
- * (without {@code module-info.java}: the variant runs on the class path, as the drivers do), applies
- * a mutant's patches and compiles it together with the drivers' sources into a fresh directory,
+ * Builds a kernel variant from the real kernel sources ({@link KernelVariant}): applies a
+ * mutant's patches and compiles it together with the drivers' sources into a fresh directory,
  * which {@link MutantJvm} puts at the head of a new JVM's class path (and {@link JpfGate} at the head
- * of JPF's). So the drivers run against
- * the variant exactly as they run against the shipped kernel, and a mutant can never drift from
- * the code it mutates: when the anchored code changes, {@link Patch} fails.
+ * of JPF's). So the drivers run against the variant exactly as they run against the shipped
+ * kernel, and a mutant can never drift from the code it mutates: when the anchored code changes,
+ * {@link Patch} fails.
  */
 final class MutantKernel {
 
@@ -36,52 +29,37 @@ final class MutantKernel {
      * use the JDK they run on (virtual threads), the drivers the kernel's Java 17.
      */
     static Path build(List<Patch> patches, Path kernelSources, Path driverSources, Path workDir, int release) {
-        try {
-            Path src = workDir.resolve("src");
-            Path classes = workDir.resolve("classes");
-            copyTree(kernelSources, src);
-            for (Patch patch : patches) {
-                Path file = src.resolve(patch.file());
-                Files.writeString(file, patch.applyTo(Files.readString(file, StandardCharsets.UTF_8)), StandardCharsets.UTF_8);
-            }
-            copyTree(driverSources, src);
-            Files.createDirectories(classes);
-            compile(src, classes, release);
-            return classes;
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        requireFiles(patches, kernelSources);
+        return KernelVariant.build(kernelSources, (file, text) -> patched(patches, file, text), driverSources, workDir,
+                release);
     }
 
-    private static void copyTree(Path from, Path to) throws IOException {
-        try (Stream<Path> files = Files.walk(from)) {
-            for (Path file : (Iterable<Path>) files.filter(f -> f.toString().endsWith(".java"))::iterator) {
-                if (file.getFileName().toString().equals("module-info.java")) {
-                    continue;
-                }
-                Path target = to.resolve(from.relativize(file).toString());
-                Files.createDirectories(target.getParent());
-                Files.copy(file, target);
+    /**
+     * As {@link #build(List, Path, Path, Path)}, then the trace markers applied to the patched
+     * sources ({@link TracedKernel}): the variant the trace scenarios record.
+     */
+    static Path buildTraced(List<Patch> patches, Path kernelSources, Path scenarioSources, Path workDir) {
+        requireFiles(patches, kernelSources);
+        return KernelVariant.build(kernelSources,
+                (file, text) -> TracedKernel.transform(file, patched(patches, file, text)), scenarioSources, workDir, 17);
+    }
+
+    /** A patch of a file the kernel does not have would leave the kernel unchanged: refuse it. */
+    private static void requireFiles(List<Patch> patches, Path kernelSources) {
+        for (Patch patch : patches) {
+            if (!Files.isRegularFile(kernelSources.resolve(patch.file()))) {
+                throw new IllegalStateException("mutant patches " + patch.file() + ", which the kernel does not have");
             }
         }
     }
 
-    private static void compile(Path src, Path classes, int release) throws IOException {
-        JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
-        if (javac == null) {
-            throw new IllegalStateException("no system Java compiler: run the tests on a JDK, not a JRE");
+    private static String patched(List<Patch> patches, String file, String text) {
+        String patched = text;
+        for (Patch patch : patches) {
+            if (patch.file().equals(file)) {
+                patched = patch.applyTo(patched);
+            }
         }
-        List<String> args = new ArrayList<>(List.of("--release", Integer.toString(release), "-proc:none", "-nowarn",
-                "-Xlint:none",
-                "-d", classes.toString()));
-        try (Stream<Path> files = Files.walk(src)) {
-            files.filter(f -> f.toString().endsWith(".java")).forEach(f -> args.add(f.toString()));
-        }
-        ByteArrayOutputStream errors = new ByteArrayOutputStream();
-        int status = javac.run(null, null, errors, args.toArray(new String[0]));
-        if (status != 0) {
-            throw new IllegalStateException("mutant does not compile (status " + status + "):\n"
-                    + errors.toString(StandardCharsets.UTF_8));
-        }
+        return patched;
     }
 }

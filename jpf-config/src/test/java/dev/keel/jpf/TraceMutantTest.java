@@ -71,7 +71,7 @@ class TraceMutantTest {
     void mutantIsRejected(KernelMutant mutant, @TempDir Path workDir) throws IOException, InterruptedException {
         assumeTrue(!"false".equals(System.getProperty("keel.mutants")), "mutants skipped (-Dkeel.mutants=false)");
         assumeTrue(!NOT_IN_A_TRACE.containsKey(mutant), () -> NOT_IN_A_TRACE.get(mutant));
-        Path variant = MutantKernel.build(mutant.patches(), KERNEL_SOURCES, SCENARIO_SOURCES, workDir);
+        Path variant = MutantKernel.buildTraced(mutant.patches(), KERNEL_SOURCES, SCENARIO_SOURCES, workDir);
         Path trace = workDir.resolve("mutant.trace");
         int status = ScenarioRun.record(variant.toString(), trace, RANDOM_SCHEDULES, workDir.resolve("scenarios.out"));
         assertEquals(0, status, () -> "the scenarios did not run on " + mutant.description() + ": "

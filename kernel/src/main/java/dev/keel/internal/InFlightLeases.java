@@ -68,19 +68,11 @@ public final class InFlightLeases {
     private static final long MAX_PARK_NANOS = 1_000_000;
 
     private final Object growth = new Object();
-    /** The arena's number in the trace ({@link Trace}); 0 when tracing is off. */
-    private final int traceId;
     private volatile AtomicReferenceArray<Thread>[] chunks;
 
-    /** A guard with one chunk of {@link #FIRST_CHUNK_SLOTS} free slots, untraced. */
-    public InFlightLeases() {
-        this(0);
-    }
-
-    /** A guard whose steps are traced as those of arena {@code traceId} when {@link Trace#ON}. */
+    /** A guard with one chunk of {@link #FIRST_CHUNK_SLOTS} free slots. */
     @SuppressWarnings({"unchecked", "rawtypes"}) // no generic array creation in Java; it holds only <Thread> chunks
-    public InFlightLeases(int traceId) {
-        this.traceId = traceId;
+    public InFlightLeases() {
         chunks = new AtomicReferenceArray[] {new AtomicReferenceArray<>(FIRST_CHUNK_SLOTS * PADDED_STRIDE)};
     }
 
@@ -104,7 +96,7 @@ public final class InFlightLeases {
         int home = HOMES.get();
         AtomicReferenceArray<Thread>[] seen = chunks;
         for (int c = 0; c < seen.length; c++) {
-            int slot = tryLease(seen[c], stride(c), home, me, traceId, c);
+            int slot = tryLease(seen[c], stride(c), home, me, c);
             if (slot >= 0) {
                 return token(c, slot);
             }
@@ -115,14 +107,7 @@ public final class InFlightLeases {
     /** Gives back the slot of {@code token}: a release store of {@code null}. */
     public void exit(int token) {
         int c = token >>> SLOT_BITS;
-        if (Trace.ON) {
-            Trace.begin();
-        }
-        chunks[c].setRelease((token & SLOT_MASK) * stride(c), null); // InFlightLeases: MallocExit, FreeExit, UnleaseRefused
-        if (Trace.ON) {
-            Trace.event(traceId, "Exit");
-            Trace.end();
-        }
+        chunks[c].setRelease((token & SLOT_MASK) * stride(c), null); // InFlightLeases: MallocExit, FreeExit, UnleaseRefused // Trace: Exit
     }
 
     /** Whether the calling thread holds a slot: it is inside a malloc or free of this arena. */
@@ -162,26 +147,16 @@ public final class InFlightLeases {
     }
 
     private boolean awaitAllFree(Object blocker, boolean timed, long deadline) throws InterruptedException {
-        if (Trace.ON) {
-            Trace.begin();
-        }
-        AtomicReferenceArray<Thread>[] seen = chunks;            // InFlightLeases: CloseReadSlots
-        if (Trace.ON) {
-            Trace.event(traceId, "CloseReadSlots", "slots", slotsOf(seen));
-            Trace.end();
-        }
+        AtomicReferenceArray<Thread>[] seen = chunks;            // InFlightLeases: CloseReadSlots // Trace: CloseReadSlots slots=slotsOf(seen)
         for (int c = 0; c < seen.length; c++) {
             for (int at = 0; at < seen[c].length(); at += stride(c)) {
-                if (!awaitFree(seen[c], at, blocker, traceId, timed, deadline)) { // InFlightLeases: CloseScanSlot
+                if (!awaitFree(seen[c], at, blocker, timed, deadline)) { // InFlightLeases: CloseScanSlot
                     return false;
                 }
             }
         }
-        if (Trace.ON) {
-            Trace.record(traceId, "CloseDrained");
-        }
-        return true;
-    }                                                           // InFlightLeases: CloseDrained
+        return true;                                            // InFlightLeases: CloseDrained // Trace before: CloseDrained
+    }
 
     /** The threads that hold a slot now: each is inside a malloc or free of this arena. */
     public List<Thread> holders() {
@@ -211,12 +186,19 @@ public final class InFlightLeases {
         return slots;
     }
 
-    /** Waits until the slot at {@code at} is free; false if {@code timed} and the deadline came first. */
-    private static boolean awaitFree(AtomicReferenceArray<Thread> chunk, int at, Object blocker, int traceId,
-                                     boolean timed, long deadline) throws InterruptedException {
+    /**
+     * Waits until the slot at {@code at} is free; false if {@code timed} and the deadline came
+     * first. A read that finds the slot free is the scan's step.
+     */
+    private boolean awaitFree(AtomicReferenceArray<Thread> chunk, int at, Object blocker,
+                              boolean timed, long deadline) throws InterruptedException {
         int spins = 0;
         long parkNanos = MIN_PARK_NANOS;
-        while (!isFree(chunk, at, traceId)) {
+        while (true) {
+            boolean free = chunk.get(at) == null;               // Trace: free ? CloseScanSlot
+            if (free) {
+                return true;
+            }
             if (Thread.interrupted()) {
                 throw new InterruptedException();
             }
@@ -232,56 +214,30 @@ public final class InFlightLeases {
                 parkNanos = Math.min(2 * parkNanos, MAX_PARK_NANOS);
             }
         }
-        return true;
-    }
-
-    /** Whether the slot at {@code at} is free; while tracing, a read that finds it free is the scan's step. */
-    private static boolean isFree(AtomicReferenceArray<Thread> chunk, int at, int traceId) {
-        if (!Trace.ON) {
-            return chunk.get(at) == null;
-        }
-        Trace.begin();
-        try {
-            boolean free = chunk.get(at) == null;
-            if (free) {
-                Trace.event(traceId, "CloseScanSlot");
-            }
-            return free;
-        } finally {
-            Trace.end();
-        }
     }
 
     /**
      * The slot of chunk number {@code c} that {@code me} leased, probing from {@code home}; -1 if
-     * all are held. While tracing, a successful compare-and-set is one step with its event.
+     * all are held. The read before the compare-and-set spares a held slot's line a write.
      */
-    private static int tryLease(AtomicReferenceArray<Thread> chunk, int stride, int home, Thread me, int traceId, int c) {
+    private int tryLease(AtomicReferenceArray<Thread> chunk, int stride, int home, Thread me, int c) {
         int slots = chunk.length() / stride;
         for (int probe = 0; probe < slots; probe++) {
             int slot = (home + probe) & (slots - 1);
             int at = slot * stride;
-            if (Trace.ON) {
-                Trace.begin();
-            }
-            try {
-                if (chunk.get(at) == null && chunk.compareAndSet(at, null, me)) { // InFlightLeases: MallocLease, FreeLease
-                    if (Trace.ON) {
-                        Trace.event(traceId, "Lease", "slot", slotNumber(c, slot));
-                    }
-                    return slot;
-                }
-            } finally {
-                if (Trace.ON) {
-                    Trace.end();
-                }
+            boolean leased = chunk.get(at) == null && chunk.compareAndSet(at, null, me); // InFlightLeases: MallocLease, FreeLease // Trace: leased ? Lease slot=slotNumber(c,slot)
+            if (leased) {
+                return slot;
             }
         }
         return -1;
     }
 
-    /** The spec's number of slot {@code slot} of chunk {@code c}: 1 for the first of the first chunk. */
-    private static int slotNumber(int c, int slot) {
+    /**
+     * The spec's number of slot {@code slot} of chunk {@code c}: 1 for the first of the first
+     * chunk. The refinement's mapping of a slot, used by the traced kernel's {@code Lease} event.
+     */
+    static int slotNumber(int c, int slot) {
         return c == 0 ? slot + 1 : (FIRST_CHUNK_SLOTS << c) - FIRST_CHUNK_SLOTS + slot + 1;
     }
 
@@ -293,7 +249,7 @@ public final class InFlightLeases {
             if (c == seen.length) {
                 seen = append(c);
             }
-            int slot = tryLease(seen[c], stride(c), home, me, traceId, c);
+            int slot = tryLease(seen[c], stride(c), home, me, c);
             if (slot >= 0) {
                 return token(c, slot);
             }
@@ -311,14 +267,7 @@ public final class InFlightLeases {
                 }
                 AtomicReferenceArray<Thread>[] grown = Arrays.copyOf(seen, c + 1);
                 grown[c] = new AtomicReferenceArray<>(FIRST_CHUNK_SLOTS << c);
-                if (Trace.ON) {
-                    Trace.begin();
-                }
-                chunks = grown;                                 // InFlightLeases: GrowSlots
-                if (Trace.ON) {
-                    Trace.event(traceId, "GrowSlots", "slots", slotsOf(grown));
-                    Trace.end();
-                }
+                chunks = grown;                                 // InFlightLeases: GrowSlots // Trace: GrowSlots slots=slotsOf(grown)
                 return grown;
             }
             return seen;

@@ -7,6 +7,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.IdentityHashMap;
+import java.util.Map;
 import java.util.concurrent.locks.ReentrantLock;
 
 import org.jspecify.annotations.Nullable;
@@ -16,10 +18,17 @@ import org.jspecify.annotations.Nullable;
  * writes one event line, so that a run of the real kernel can be checked against the TLA+ specs
  * (module {@code keel-trace}, {@code docs/trace-validation.md}).
  *
- * <p><b>Off by default, at no cost.</b> {@link #ON} is a {@code static final} read once, from
- * the system property {@value #FILE_PROPERTY} (the file to write). Every call site is guarded by
- * {@code if (Trace.ON)}, which the JIT folds away when it is false: the disabled recorder leaves
- * no load, no branch and no allocation on the hot path.
+ * <p><b>Who calls it.</b> The arena's code ({@code VmmArena}, {@code InFlightLeases}) never does:
+ * its statements carry trace markers ({@code // Trace: ...} comments), and module
+ * {@code keel-trace} makes the traced kernel from them ({@code dev.keel.trace.TracedKernel}),
+ * whose rewritten lines call {@link #open(Object, String, String)}, {@link #alias},
+ * {@link #begin()}, {@link #event(Object, String, String)} and {@link #end()}, numbering the
+ * traced objects by identity. That kernel runs only in recording JVMs, and the shipped arena has
+ * no recorder in its bytecode. The pressure path ({@code DeviceAllocator}, {@code AllocatorLock},
+ * {@code GcReclaimer}) still calls it at sites guarded by {@link #ON}, a {@code static final}
+ * read once from the system property {@value #FILE_PROPERTY} (the file to write), which the JIT
+ * folds away when it is false; those objects are numbered by {@link #open(String, String, long,
+ * String, long)} and their calls take the number.
  *
  * <p><b>Serialisation.</b> A spec action is one atomic step, and the log must list the steps in an
  * order the spec could take them. So while tracing, a statement that reads or writes shared state
@@ -58,6 +67,8 @@ public final class Trace {
     private static @Nullable BufferedWriter out;
     private static long sequence;
     private static int objects;
+    /** The traced objects of the traced kernel by identity; an arena's guard shares the arena's number. */
+    private static final Map<Object, Integer> NUMBERS = new IdentityHashMap<>();
 
     private Trace() {
     }
@@ -88,6 +99,64 @@ public final class Trace {
         } finally {
             LOCK.unlock();
         }
+    }
+
+    /**
+     * Registers {@code traced} (the traced kernel's {@code // Trace open:} marker) and records its
+     * creation with {@code fields}, each {@code " key=value"}.
+     */
+    public static void open(Object traced, String kind, String fields) {
+        LOCK.lock();
+        try {
+            int id = ++objects;
+            NUMBERS.put(traced, id);
+            write(id, kind, fields);
+        } finally {
+            LOCK.unlock();
+        }
+    }
+
+    /** Makes {@code part}'s steps those of {@code traced} (the {@code // Trace alias:} marker). */
+    public static void alias(Object part, Object traced) {
+        LOCK.lock();
+        try {
+            NUMBERS.put(part, number(traced));
+        } finally {
+            LOCK.unlock();
+        }
+    }
+
+    /** The number {@link #open(Object, String, String)} gave {@code traced}. */
+    public static int id(Object traced) {
+        LOCK.lock();
+        try {
+            return number(traced);
+        } finally {
+            LOCK.unlock();
+        }
+    }
+
+    /** Records an event of {@code traced} in the step in progress; {@code fields} as for {@link #open(Object, String, String)}. */
+    public static void event(Object traced, String action, String fields) {
+        write(number(traced), action, fields);
+    }
+
+    /** A spec value: the number itself. */
+    public static long v(long value) {
+        return value;
+    }
+
+    /** A spec value: 1 for true, 0 for false. */
+    public static long v(boolean value) {
+        return value ? 1 : 0;
+    }
+
+    private static int number(Object traced) {
+        Integer id = NUMBERS.get(traced);
+        if (id == null) {
+            throw new IllegalStateException("trace event of an object never opened: " + traced.getClass().getName());
+        }
+        return id;
     }
 
     /** Starts an atomic step: the shared state it touches and its events are serialised. */

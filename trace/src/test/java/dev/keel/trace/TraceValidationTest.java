@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -18,8 +19,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * Trace validation of the shipped kernel: the {@link Scenarios} run in a JVM of their own with the
- * recorder on, and TLC checks every arena's log against TraceCasBump and TraceInFlightLeases, every
+ * Trace validation of the shipped kernel: the {@link Scenarios} run in a JVM of their own on the
+ * traced kernel (the shipped sources with their trace markers applied, {@link TracedKernel}), and TLC checks every arena's log against TraceCasBump and TraceInFlightLeases, every
  * device allocator's against TraceLockOrdering, and every composition of the {@code SystemScenarios}
  * (two arenas over one allocator, buffers, their Cleaner, a close) as a whole against
  * TraceKeelSystem: the interplay no single object's log shows (a cleaning in a closing arena, the
@@ -47,9 +48,16 @@ class TraceValidationTest {
     static void record() throws IOException, InterruptedException {
         Files.createDirectories(TARGET);
         trace = TARGET.resolve("kernel.trace");
-        int status = ScenarioRun.record(System.getProperty("java.class.path"), trace, RANDOM_SCHEDULES,
+        Path traced = KernelVariant.traced(kernelSources(), TARGET.resolve("traced-kernel"));
+        String classPath = traced + File.pathSeparator + System.getProperty("java.class.path");
+        int status = ScenarioRun.record(classPath, trace, RANDOM_SCHEDULES,
                 TARGET.resolve("scenarios.out"));
         assertEquals(0, status, "the scenarios failed; see " + TARGET.resolve("scenarios.out"));
+    }
+
+    /** The shipped kernel's sources, which {@link KernelVariant#traced} turns into the recording one. */
+    static Path kernelSources() {
+        return Path.of(System.getProperty("keel.kernel.sources", "../kernel/src/main/java"));
     }
 
     private static Path specDir() {

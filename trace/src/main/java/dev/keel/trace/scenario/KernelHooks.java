@@ -5,6 +5,7 @@ import dev.keel.GcReclaimer;
 import dev.keel.HostLock;
 import dev.keel.VmmArena;
 import dev.keel.internal.ReclaimTracker;
+import dev.keel.internal.Trace;
 import java.lang.reflect.Constructor;
 import java.lang.reflect.Field;
 import java.lang.reflect.Method;
@@ -52,9 +53,9 @@ final class KernelHooks {
         return field(DeviceAllocator.class, allocator);
     }
 
-    /** The arena's number in the trace. */
+    /** The arena's number in the trace: the traced kernel registers each arena as it opens. */
     static int traceId(VmmArena arena) {
-        return field(VmmArena.class, arena);
+        return Trace.id(arena);
     }
 
     private static <T> int field(Class<T> type, T object) {

@@ -1,0 +1,201 @@
+package dev.keel.trace;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Makes the traced kernel from the shipped one. The arena's hot path carries no recorder code:
+ * the statement that performs a spec action carries a trailing marker comment naming the events
+ * the recorder writes for it, and this class rewrites each marked line into the statement with its
+ * recording around it, on the same line (so stack traces and line numbers agree with the shipped
+ * source). What trace validation checks is then the shipped statement itself, not a twin of it.
+ *
+ * <p>Markers, each after a statement that ends in {@code ;} (a line may carry several, applied left
+ * to right; the spec comments {@code // CasBump: ...} around them stay as they are):
+ * <ul>
+ *   <li>{@code // Trace: EVENTS}: the statement and its events are one step, under the recorder's
+ *       lock ({@code dev.keel.internal.Trace#begin}): the statement reads or writes shared state.
+ *       A declaration's variable is declared before the step and assigned inside it.</li>
+ *   <li>{@code // Trace after: EVENTS}: the events are a step of their own after the statement (a
+ *       lock taken, a backend call returned, a check of local values).</li>
+ *   <li>{@code // Trace before: EVENTS}: a step of its own before the statement (a lock released,
+ *       a throw); the only marker that may follow the first line of a statement that goes on.</li>
+ *   <li>{@code // Trace open: Kind key=value...}: after the statement, the object is registered
+ *       and its creation recorded; {@code // Trace alias: expr}: {@code expr}'s steps are the
+ *       object's (an arena's in-flight guard).</li>
+ * </ul>
+ * {@code EVENTS} is {@code EVENT}, or {@code guard ? EVENT} (nothing when false), or
+ * {@code guard ? EVENT : EVENT}, with {@code guard} a Java expression; {@code EVENT} is an action
+ * name and {@code key=expr} fields, each {@code expr} a Java expression without spaces, of type
+ * {@code long}, {@code int} or {@code boolean} (recorded as 1 or 0). The traced object is
+ * {@code this}; {@code // Trace(expr): ...} names another.
+ */
+public final class TracedKernel {
+
+    private static final String TRACE = "dev.keel.internal.Trace";
+    private static final Pattern MARKER =
+            Pattern.compile("//\\s*Trace(?:\\(([^)]+)\\))?(?: (after|before|open|alias))?:\\s*([^/]*?)\\s*(?=//|$)");
+    /** A local declaration with an initialiser: type, name, initialiser. */
+    private static final Pattern DECLARATION =
+            Pattern.compile("((?:final\\s+)?[\\w.]+(?:<[\\w<>, ?.]*>)?(?:\\[\\])*)\\s+(\\w+)\\s*=\\s*(.+);");
+    private static final Pattern ACTION = Pattern.compile("[A-Z]\\w*");
+    private static final Pattern FIELD = Pattern.compile("(\\w+)=(\\S+)");
+
+    private TracedKernel() {
+    }
+
+    /**
+     * The traced version of one source file: every marked line rewritten, every other line as it
+     * is. A file without markers comes back unchanged.
+     *
+     * @throws IllegalArgumentException naming the file and line of a marker it cannot apply
+     */
+    public static String transform(String file, String source) {
+        String[] lines = source.split("\n", -1);
+        StringBuilder out = new StringBuilder(source.length() + 1024);
+        for (int i = 0; i < lines.length; i++) {
+            if (i > 0) {
+                out.append('\n');
+            }
+            try {
+                out.append(rewrite(lines[i]));
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException(file + ":" + (i + 1) + ": " + e.getMessage() + ": " + lines[i].strip(), e);
+            }
+        }
+        return out.toString();
+    }
+
+    /** How many markers {@code source} carries. */
+    public static int markers(String source) {
+        int count = 0;
+        for (String line : source.split("\n", -1)) {
+            Matcher m = MARKER.matcher(line.substring(codeEnd(line)));
+            while (m.find()) {
+                count++;
+            }
+        }
+        return count;
+    }
+
+    static String rewrite(String line) {
+        int codeEnd = codeEnd(line);
+        Matcher m = MARKER.matcher(line.substring(codeEnd));
+        List<MatchResult> markers = new ArrayList<>();
+        while (m.find()) {
+            markers.add(new MatchResult(m.group(1), m.group(2) == null ? "step" : m.group(2), m.group(3)));
+        }
+        if (markers.isEmpty()) {
+            return line;
+        }
+        String code = line.substring(0, codeEnd);
+        if (code.strip().startsWith("*") || code.strip().startsWith("/*")) {
+            return line; // a marker quoted in a comment
+        }
+        String indent = code.substring(0, code.length() - code.stripLeading().length());
+        String statement = code.strip();
+        if (statement.isEmpty()) {
+            throw new IllegalArgumentException("a trace marker needs a statement on its line");
+        }
+        boolean onlyBefore = markers.stream().allMatch(marker -> marker.kind().equals("before"));
+        if (!statement.endsWith(";") && !onlyBefore) {
+            throw new IllegalArgumentException("a trace marker must follow a statement that ends in ';'"
+                    + " (only 'Trace before:' may start a statement that goes on)");
+        }
+        String traced = statement;
+        boolean original = true;
+        for (MatchResult marker : markers) {
+            String object = marker.object() == null ? "this" : marker.object();
+            traced = switch (marker.kind()) {
+                case "step" -> step(traced, original, events(object, marker.body()));
+                case "after" -> traced + " " + ownStep(events(object, marker.body()));
+                case "before" -> ownStep(events(object, marker.body())) + " " + traced;
+                case "open" -> traced + " " + TRACE + ".open(" + object + ", " + actionAndFields(marker.body()) + ");";
+                case "alias" -> traced + " " + TRACE + ".alias(" + marker.body() + ", " + object + ");";
+                default -> throw new AssertionError(marker.kind());
+            };
+            original = false;
+        }
+        return indent + traced + " " + line.substring(codeEnd).strip();
+    }
+
+    private record MatchResult(String object, String kind, String body) {
+    }
+
+    /** The statement and the events as one step; a declaration is hoisted so that its name stays in scope. */
+    private static String step(String statement, boolean original, String events) {
+        Matcher declaration = DECLARATION.matcher(statement);
+        if (original && declaration.matches() && !statement.startsWith("return ")) {
+            String type = declaration.group(1).replaceFirst("^final\\s+", "");
+            return type + " " + declaration.group(2) + "; " + TRACE + ".begin(); try { " + declaration.group(2) + " = "
+                    + declaration.group(3) + "; " + events + " } finally { " + TRACE + ".end(); }";
+        }
+        if (statement.startsWith("return ") || statement.startsWith("throw ")) {
+            throw new IllegalArgumentException("a step's events come after its statement, so it cannot return or throw"
+                    + " (use 'Trace before:')");
+        }
+        return TRACE + ".begin(); try { " + statement + " " + events + " } finally { " + TRACE + ".end(); }";
+    }
+
+    private static String ownStep(String events) {
+        return TRACE + ".begin(); try { " + events + " } finally { " + TRACE + ".end(); }";
+    }
+
+    /** {@code EVENT}, {@code guard ? EVENT} or {@code guard ? EVENT : EVENT} as Java statements. */
+    private static String events(String object, String body) {
+        int question = body.indexOf(" ? ");
+        if (question < 0) {
+            return event(object, body);
+        }
+        String guard = body.substring(0, question).strip();
+        String rest = body.substring(question + 3);
+        int colon = rest.indexOf(" : ");
+        String then = colon < 0 ? rest : rest.substring(0, colon);
+        String otherwise = colon < 0 ? null : rest.substring(colon + 3);
+        return "if (" + guard + ") { " + event(object, then) + " }"
+                + (otherwise == null ? "" : " else { " + event(object, otherwise) + " }");
+    }
+
+    private static String event(String object, String event) {
+        return TRACE + ".event(" + object + ", " + actionAndFields(event) + ");";
+    }
+
+    /** {@code Action key=expr...} as the arguments {@code "Action", " key=" + v(expr) + ...}. */
+    private static String actionAndFields(String event) {
+        String[] tokens = event.strip().split("\\s+");
+        if (!ACTION.matcher(tokens[0]).matches()) {
+            throw new IllegalArgumentException("not an action name: '" + tokens[0] + "'");
+        }
+        StringBuilder fields = new StringBuilder();
+        for (int t = 1; t < tokens.length; t++) {
+            Matcher field = FIELD.matcher(tokens[t]);
+            if (!field.matches()) {
+                throw new IllegalArgumentException("not a key=expr field: '" + tokens[t] + "'");
+            }
+            fields.append(fields.length() == 0 ? "" : " + ").append("\" ").append(field.group(1)).append("=\" + ")
+                    .append(TRACE).append(".v(").append(field.group(2)).append(")");
+        }
+        return "\"" + tokens[0] + "\", " + (fields.length() == 0 ? "\"\"" : fields);
+    }
+
+    /** Where the line's code ends: at its first {@code //} outside a string or character literal. */
+    private static int codeEnd(String line) {
+        boolean inString = false;
+        boolean inChar = false;
+        for (int i = 0; i < line.length(); i++) {
+            char c = line.charAt(i);
+            if (c == '\\' && (inString || inChar)) {
+                i++;
+            } else if (c == '"' && !inChar) {
+                inString = !inString;
+            } else if (c == '\'' && !inString) {
+                inChar = !inChar;
+            } else if (!inString && !inChar && c == '/' && i + 1 < line.length() && line.charAt(i + 1) == '/') {
+                return i;
+            }
+        }
+        return line.length();
+    }
+}
