@@ -13,6 +13,9 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.jar.JarEntry;
 import java.util.jar.JarFile;
@@ -43,6 +46,11 @@ import java.util.stream.Stream;
  * if, over the runs on the shipped kernel, a model class was never used or got one of jpf-core's
  * peers, or no spin was met, so that a class path that lets jpf-core's models win cannot pass.
  *
+ * <p>The runs are independent JVMs (each mutant has its own folder and log), so they go
+ * {@code -Dkeel.jpf.parallel=N} at a time (default: one per processor; JPF's search is
+ * single-threaded); each result line is printed when its run ends, and the table keeps the
+ * fixed order, drivers first.
+ *
  * <p>Arguments: this module's folder. {@code -Dkeel.jpf.limit=S} bounds each JPF run (default
  * 900 s; a run cut off is inconclusive, which fails the gate). JPF's output of each run is kept
  * in {@code target/jpf/logs/}.
@@ -60,6 +68,7 @@ final class JpfGate {
     private final Path module;
     private final Path work;
     private final long limitSeconds = Long.getLong("keel.jpf.limit", 900);
+    private final int parallel = Integer.getInteger("keel.jpf.parallel", Runtime.getRuntime().availableProcessors());
     private final Summary summary;
     private final Map<String, String> peersSeen = new TreeMap<>();
     private long spinsSkipped;
@@ -93,14 +102,26 @@ final class JpfGate {
         long start = System.nanoTime();
         System.out.println("[jpf] Java PathFinder with " + home + " on " + gate.java);
         gate.buildExtension();
-        for (Driver driver : Driver.values()) {
-            if (!driver.isLinearizabilityTest()) {
-                gate.runOnKernel(driver);
+        ExecutorService pool = Executors.newFixedThreadPool(gate.parallel);
+        try {
+            List<Driver> drivers = Stream.of(Driver.values()).filter(d -> !d.isLinearizabilityTest()).toList();
+            List<Future<Run>> onKernel = new ArrayList<>();
+            for (Driver driver : drivers) {
+                onKernel.add(pool.submit(() -> gate.jpf(driver, "kernel", null)));
             }
-        }
-        gate.checkExtensionUse();
-        for (JpfMutant mutant : JpfMutant.values()) {
-            gate.runOnMutant(mutant);
+            List<Future<Run>> onMutants = new ArrayList<>();
+            for (JpfMutant mutant : JpfMutant.values()) {
+                onMutants.add(pool.submit(() -> gate.jpfOnMutant(mutant)));
+            }
+            for (int i = 0; i < drivers.size(); i++) {
+                gate.recordKernelRun(drivers.get(i), onKernel.get(i).get());
+            }
+            gate.checkExtensionUse();
+            for (int i = 0; i < JpfMutant.values().length; i++) {
+                gate.recordMutantRun(JpfMutant.values()[i], onMutants.get(i).get());
+            }
+        } finally {
+            pool.shutdownNow();
         }
         gate.summary.note(gate.totals((System.nanoTime() - start) / 1e9));
         gate.summary.write();
@@ -173,9 +194,9 @@ final class JpfGate {
     private String totals(double seconds) throws IOException {
         return String.format(Locale.ROOT, "Java PathFinder, %s; JDK %s for JPF; %s, %d cores. "
                         + "Drivers on the shipped kernel: %d of %d passed. Mutants: %d of %d caught. Whole gate (extension, "
-                        + "mutant builds and every run): %.0f s. Failures: %s.",
+                        + "mutant builds and every run, %d at a time): %.0f s. Failures: %s.",
                 revision(), javaVersion(), cpuModel(),
-                Runtime.getRuntime().availableProcessors(), passed, drivers, mutantsCaught, JpfMutant.values().length, seconds,
+                Runtime.getRuntime().availableProcessors(), passed, drivers, mutantsCaught, JpfMutant.values().length, parallel, seconds,
                 failures.isEmpty() ? "none" : failures.size());
     }
 
@@ -270,8 +291,7 @@ final class JpfGate {
 
     // ------------------------------------------------------------------ runs
 
-    private void runOnKernel(Driver driver) throws IOException, InterruptedException {
-        Run run = jpf(driver, "kernel", null);
+    private void recordKernelRun(Driver driver, Run run) {
         drivers++;
         if (run.outcome.verdict() != DriverRun.Verdict.PASSED) {
             failures.add(driver.simpleName() + " on the kernel: " + run.outcome.reason());
@@ -289,11 +309,14 @@ final class JpfGate {
         summary.add(driver.simpleName(), "kernel", TOOL, "must pass", run.outcome);
     }
 
-    private void runOnMutant(JpfMutant mutant) throws IOException, InterruptedException {
+    private Run jpfOnMutant(JpfMutant mutant) throws IOException, InterruptedException {
         Path dir = work.resolve("mutants").resolve(mutant.name());
         Path variant = MutantKernel.build(mutant.patches(), module.resolve("../kernel/src/main/java"),
                 module.resolve("src/main/java"), dir);
-        Run run = jpf(mutant.catcher(), mutant.name(), variant);
+        return jpf(mutant.catcher(), mutant.name(), variant);
+    }
+
+    private void recordMutantRun(JpfMutant mutant, Run run) {
         boolean caught = run.outcome.verdict() == DriverRun.Verdict.FAILED && mutant.expect().matches(run.property, run.message);
         if (caught) {
             mutantsCaught++;
@@ -322,7 +345,6 @@ final class JpfGate {
             command.add("+classpath=" + work.resolve("keel-jpf-model.jar") + ";" + variant + ";" + work.resolve("jspecify.jar"));
         }
         command.add(config.toString());
-        System.out.println("== JPF: " + driver.simpleName() + " on " + label);
         long start = System.nanoTime();
         Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
         boolean finished = p.waitFor(limitSeconds, TimeUnit.SECONDS);
@@ -347,7 +369,8 @@ final class JpfGate {
             outcome = new DriverRun.Outcome(DriverRun.Verdict.FAILED, seconds,
                     property.substring(property.lastIndexOf('.') + 1) + ": " + message + " (" + stats + ")", text);
         }
-        System.out.println("   " + outcome.reason() + String.format(" [%.1f s]", seconds));
+        System.out.println("== JPF: " + driver.simpleName() + " on " + label + "\n   " + outcome.reason()
+                + String.format(Locale.ROOT, " [%.1f s]", seconds));
         return new Run(outcome, property, message, text);
     }
 

@@ -64,7 +64,8 @@ enum KernelMutant {
     BLIND_GIVE_BACK("(6) rollback of a failed slot that is no longer the top", Driver.BUMP, Expect.CHECK_FAILS,
             new Patch("dev/keel/VmmArena.java",
                     "boolean givenBack = next.compareAndSet(offset + aligned, offset);",
-                    "boolean givenBack = next.getAndSet(offset) >= Long.MIN_VALUE;")), // GiveBack unchecked, always "given back"
+                    "next.set(offset); // MUTANT: GiveBack without checking that the slot is still the top\n"
+                            + "        boolean givenBack = true;")),
 
     SECOND_CLOSE_RETURNS("(7) second close returning early", Driver.CLOSE, Expect.CHECK_FAILS,
             new Patch("dev/keel/VmmArena.java", """
