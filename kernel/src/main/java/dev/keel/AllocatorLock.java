@@ -1,7 +1,6 @@
 package dev.keel;
 
 import dev.keel.internal.ReclaimTracker;
-import dev.keel.internal.Trace;
 
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
@@ -28,28 +27,27 @@ import org.jspecify.annotations.Nullable;
  * releases the lock takes no pause: while it holds the lock nobody can free anything, so waiting
  * could not help. An interrupt ends the pause early and stays set; the lock is still taken.
  *
- * <p><b>Tracing.</b> With the recorder on, {@code CallbackUnlock} is written just before the
- * release and {@code CallbackRelock} once the lock is held again, as the allocator's steps: every
- * step another thread takes under the lock lies outside the two lines, never between them.
+ * <p><b>Tracing.</b> In the traced kernel (the markers below), {@code CallbackUnlock} is written
+ * just before the release and {@code CallbackRelock} once the lock is held again, as the
+ * allocator's steps (the allocator aliases each view it lends to itself): every step another
+ * thread takes under the lock lies outside the two lines, never between them.
  */
 public final class AllocatorLock {
     private final ReentrantLock mutex;
     private final Thread owner;
     private final String allocatorName;
-    private final int traceId; // the allocator's number in the trace, when Trace.ON
     private final ReclaimTracker reclaimTracker;
     private final BooleanSupplier handedAll;
     private long pauseNanos; // only the owner reads and writes the fields below
     private boolean active = true;
     private @Nullable String note;
 
-    AllocatorLock(ReentrantLock mutex, String allocatorName, long pauseNanos, int traceId,
-                  ReclaimTracker reclaimTracker, BooleanSupplier handedAll) {
+    AllocatorLock(ReentrantLock mutex, String allocatorName, long pauseNanos, ReclaimTracker reclaimTracker,
+                  BooleanSupplier handedAll) {
         this.mutex = mutex;
         this.owner = Thread.currentThread();
         this.allocatorName = allocatorName;
         this.pauseNanos = pauseNanos;
-        this.traceId = traceId;
         this.reclaimTracker = reclaimTracker;
         this.handedAll = handedAll;
     }
@@ -69,10 +67,7 @@ public final class AllocatorLock {
         if (!mutex.isHeldByCurrentThread()) {
             throw new IllegalStateException("allocator lock of " + allocatorName + " is not held");
         }
-        if (Trace.ON) {
-            Trace.record(traceId, "CallbackUnlock");
-        }
-        mutex.unlock(); // LockOrdering: CallbackUnlock
+        mutex.unlock(); // LockOrdering: CallbackUnlock // Trace before: CallbackUnlock
     }
 
     /**
@@ -85,10 +80,7 @@ public final class AllocatorLock {
             throw new IllegalStateException("allocator lock of " + allocatorName + " is already held");
         }
         pauseOnce();
-        mutex.lock(); // LockOrdering: CallbackRelock
-        if (Trace.ON) {
-            Trace.record(traceId, "CallbackRelock");
-        }
+        mutex.lock(); // LockOrdering: CallbackRelock // Trace after: CallbackRelock
     }
 
     /** Whether the calling thread holds the allocator lock. */
@@ -111,7 +103,6 @@ public final class AllocatorLock {
         return note;
     }
 
-    /** The allocator's number in the trace (0 when the recorder is off): the reclaimer's steps are the allocator's. */
     /** The cleanings of the allocator's device, which a reclaiming callback waits for. */
     ReclaimTracker reclaimTracker() {
         return reclaimTracker;
@@ -120,10 +111,6 @@ public final class AllocatorLock {
     /** The name of the allocator that lent this lock. */
     String allocatorName() {
         return allocatorName;
-    }
-
-    int traceId() {
-        return traceId;
     }
 
     /** Called by the allocator when the callback has returned: the view may no longer be used. */

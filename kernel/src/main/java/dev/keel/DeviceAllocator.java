@@ -3,7 +3,6 @@ package dev.keel;
 import dev.keel.internal.Jfr;
 import dev.keel.internal.PressureEvent;
 import dev.keel.internal.ReclaimTracker;
-import dev.keel.internal.Trace;
 
 import java.util.HashMap;
 import java.util.Map;
@@ -114,9 +113,11 @@ import org.jspecify.annotations.Nullable;
  * double frees throw {@link IllegalArgumentException}: a free of a block nobody owns is a bug in
  * the caller, and silently ignoring it would hide a double release of device memory.
  *
- * <p><b>Tracing.</b> With the recorder on ({@link Trace}), the allocator is a traced object of its
- * own ({@code AllocatorOpen capacity=.. attempts=..}), and each statement above that performs a
- * {@code LockOrdering} action writes it, as are the steps of its callback: an acquisition of the
+ * <p><b>Tracing.</b> In the traced kernel ({@code // Trace} markers, which module
+ * {@code keel-trace} rewrites into recorder calls; the shipped class has none), the allocator is a
+ * traced object of its own ({@code AllocatorOpen capacity=.. attempts=..}), and each statement
+ * above that performs a {@code LockOrdering} action writes it, as do the steps of its callback
+ * (the lock it lends, and a {@link GcReclaimer}, share its number): an acquisition of the
  * lock once it is held, a release just before it, and every step between them while the lock is
  * held, so that no other thread's step on the allocator can fall in between. {@code AllocTry}
  * writes the handle it took ({@code handle=0}: exhausted) and {@code FinalizerFree} the handle it
@@ -130,7 +131,6 @@ public final class DeviceAllocator {
     private final long capacity;
     private final @Nullable MemoryPressureCallback callback; // null: no pressure handling
     private final RetryPolicy retryPolicy;
-    private final int traceId; // this allocator's number in the trace, when Trace.ON
     private final ReclaimTracker reclaimTracker; // this device's cleanings
 
     // Guarded by mutex.
@@ -161,13 +161,10 @@ public final class DeviceAllocator {
         this.retryPolicy = b.retryPolicy;
         this.name = b.name != null ? b.name : "DeviceAllocator@" + Integer.toHexString(System.identityHashCode(this));
         this.regions = new Regions(capacity);
-        this.reclaimTracker = new ReclaimTracker(name);
+        this.reclaimTracker = new ReclaimTracker(name); // Trace open: AllocatorOpen capacity=capacity attempts=retryPolicy.maxRetries()+1L
         if (callback instanceof GcReclaimer reclaimer) {
             reclaimer.serve(reclaimTracker, name); // a reclaimer serves one device: refused here, not under pressure
         }
-        this.traceId = Trace.ON
-                ? Trace.open("AllocatorOpen", "capacity", capacity, "attempts", retryPolicy.maxRetries() + 1L)
-                : 0;
     }
 
     /**
@@ -233,11 +230,8 @@ public final class DeviceAllocator {
         String lastNote = null; // what the last callback said about its round
         Try attempt = new Try();
         Waiter waiter = null; // this allocation's place in the hand-off queue, from its first round
-        mutex.lock(); // LockOrdering: AllocLock
+        mutex.lock(); // LockOrdering: AllocLock // Trace after: AllocLock size=size
         try {
-            if (Trace.ON) {
-                Trace.record(traceId, "AllocLock", "size", size);
-            }
             while (true) {
                 tryOnce(size, mapping, attempt, waiter); // LockOrdering: AllocTry
                 attempts++;
@@ -245,10 +239,7 @@ public final class DeviceAllocator {
                     queue.leave(waiter, true); // LockOrdering: AllocTry (its share used up)
                     waiter = null;
                 }
-                if (Trace.ON) {
-                    Trace.record(traceId, "AllocTry", "handle", attempt.handle);
-                }
-                if (attempt.handle != NO_BLOCK) {
+                if (attempt.handle != NO_BLOCK) { // Trace before: AllocTry handle=attempt.handle
                     outcome = "allocated";
                     return attempt.mapped;
                 }
@@ -262,13 +253,12 @@ public final class DeviceAllocator {
                     String why = stop.isEmpty() && lastNote != null ? "last pressure round: " + lastNote : stop;
                     DeviceOutOfMemoryException oom = outOfMemory(size, reclaimed, attempts, why, attempt.refusal,
                             waiter);
-                    if (waiter != null) {
-                        queue.leave(waiter, false); // LockOrdering: OutOfMemory (hands its share on)
-                        waiter = null;
+                    if (waiter == null) {
+                        throw oom; // LockOrdering: OutOfMemory // Trace before: OutOfMemory
                     }
-                    if (Trace.ON) {
-                        Trace.record(traceId, "OutOfMemory");
-                    }
+                    // A waiter reads its hand-off without the lock: a share handed on is one step with the event.
+                    queue.leave(waiter, false); // LockOrdering: OutOfMemory (hands its share on) // Trace: OutOfMemory
+                    waiter = null; // not to leave twice (giveUp) when the throw passes the catch below
                     throw oom; // LockOrdering: OutOfMemory
                 }
                 if (waiter == null) {
@@ -307,29 +297,15 @@ public final class DeviceAllocator {
      * @throws IllegalArgumentException if no live block has that handle (never allocated, or freed already)
      */
     public void free(long handle) {
-        mutex.lock(); // LockOrdering: FinalizerLock
+        mutex.lock(); // LockOrdering: FinalizerLock // Trace after: FinalizerLock
         try {
-            if (Trace.ON) {
-                Trace.record(traceId, "FinalizerLock");
-            }
             Block block = allocated.remove(handle);
             if (block == null) {
                 throw new IllegalArgumentException(name + ": free of unknown handle " + handle
                         + " (never allocated here, or freed already)");
             }
-            if (Trace.ON) {
-                Trace.begin(); // a waiter reads its hand-off without the mutex: one step with the event
-            }
-            try {
-                queue.handOff(regions.give(block)); // LockOrdering: FinalizerFree (to the first waiters)
-                if (Trace.ON) {
-                    Trace.event(traceId, "FinalizerFree", "handle", handle);
-                }
-            } finally {
-                if (Trace.ON) {
-                    Trace.end();
-                }
-            }
+            // A waiter reads its hand-off without the lock: the hand-off and its event are one step.
+            queue.handOff(regions.give(block)); // LockOrdering: FinalizerFree (to the first waiters) // Trace: FinalizerFree handle=handle
         } finally {
             mutex.unlock(); // LockOrdering: FinalizerFree
         }
@@ -424,10 +400,7 @@ public final class DeviceAllocator {
         if (!mutex.isHeldByCurrentThread()) {
             mutex.lock(); // released by allocateMapped's finally
         }
-        queue.leave(waiter, false); // LockOrdering: GiveUp
-        if (Trace.ON) {
-            Trace.record(traceId, "GiveUp");
-        }
+        queue.leave(waiter, false); // LockOrdering: GiveUp (hands its share on) // Trace: GiveUp
     }
 
     /** The outcome of the last try: the block's handle (NO_BLOCK: none), its mapping, or the device's refusal. */
@@ -488,13 +461,9 @@ public final class DeviceAllocator {
     // reasonToStop returned null, which it never does without a callback.
     @SuppressWarnings("NullAway")
     private @Nullable String runCallback(long size, long pauseNanos, Waiter waiter) {
-        AllocatorLock lent = new AllocatorLock(mutex, name, pauseNanos, traceId, reclaimTracker,
-                () -> waiter.handedAll);
+        AllocatorLock lent = new AllocatorLock(mutex, name, pauseNanos, reclaimTracker, () -> waiter.handedAll); // Trace alias: lent
         try {
-            if (Trace.ON) {
-                Trace.record(traceId, "PressureEnter");
-            }
-            callback.onPressure(lent, size); // LockOrdering: PressureEnter
+            callback.onPressure(lent, size); // LockOrdering: PressureEnter // Trace before: PressureEnter
         } finally {
             lent.expire();
         }

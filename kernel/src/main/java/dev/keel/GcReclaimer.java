@@ -3,7 +3,6 @@ package dev.keel;
 import dev.keel.internal.Jfr;
 import dev.keel.internal.ReclaimEvent;
 import dev.keel.internal.ReclaimTracker;
-import dev.keel.internal.Trace;
 
 import java.lang.ref.WeakReference;
 import java.time.Duration;
@@ -80,8 +79,9 @@ import org.jspecify.annotations.Nullable;
  * before {@code ReclaimFinish}, which only shortens a wait — it holds no lock while waiting,
  * so no waits-for cycle can come of it.
  *
- * <p><b>Tracing.</b> With the recorder on, every step above is written as a step of the
- * allocator that called ({@link AllocatorLock} carries its number). Steps under this reclaimer's
+ * <p><b>Tracing.</b> In the traced kernel (the {@code // Trace} markers), every step above is
+ * written as a step of the allocator that called (each round aliases this reclaimer to the
+ * {@link AllocatorLock} it was lent, which the allocator aliased to itself). Steps under this reclaimer's
  * lock ({@code ReclaimJoin}, {@code ReclaimFinish}, the read of {@code AwaitCollection} that finds
  * the collection over) write their line while it is held, so the lines keep the lock's order; the
  * host lock's acquisitions write theirs once it is held, its releases before releasing.
@@ -208,19 +208,18 @@ public final class GcReclaimer implements MemoryPressureCallback {
     public void onPressure(AllocatorLock lock, long requestedBytes) {
         ReclaimTracker deviceTracker = lock.reclaimTracker();
         try {
-            serve(deviceTracker, lock.allocatorName()); // a callback of its own may delegate here
+            serve(deviceTracker, lock.allocatorName()); // a callback of its own may delegate here // Trace(lock) alias: this
         } catch (IllegalArgumentException sharedAcrossDevices) {
             throw new IllegalStateException(sharedAcrossDevices.getMessage(), sharedAcrossDevices);
         }
         ReclaimTracker tracker = fixedTracker != null ? fixedTracker : deviceTracker;
         lock.unlock(); // performs CallbackUnlock (in AllocatorLock.unlock)
-        int trace = lock.traceId();
         boolean hadHost = hostLock.isHeldByCurrentThread();
         String outcome;
         try {
-            long awaited = joinOrBecomeCollector(trace, hadHost);
-            outcome = awaited < 0L ? collect(requestedBytes, trace, tracker, hadHost, hadHost)
-                    : awaitCollection(awaited, requestedBytes, trace, tracker, hadHost, lock);
+            long awaited = joinOrBecomeCollector(hadHost);
+            outcome = awaited < 0L ? collect(requestedBytes, tracker, hadHost, hadHost)
+                    : awaitCollection(awaited, requestedBytes, tracker, hadHost, lock);
         } finally {
             lock.lock(); // performs CallbackRelock (in AllocatorLock.lock)
         }
@@ -272,37 +271,23 @@ public final class GcReclaimer implements MemoryPressureCallback {
      * finished collections it waits for: the running one's, or, if too late to join it, the
      * next one's.
      */
-    private long joinOrBecomeCollector(int trace, boolean holdsHost) {
+    private long joinOrBecomeCollector(boolean holdsHost) {
         flight.lock();
         try {
             // ReclaimJoin is this whole block, atomic under flight.
             if (!collecting) { // LockOrdering: ReclaimJoin
                 collecting = true; // become the collector
-                tooLateToJoin = holdsHost; // no host acquisition: its gc call comes at once
-                recordJoin(trace, 1, 0);
+                tooLateToJoin = holdsHost; // no host acquisition: its gc call comes at once // Trace after: ReclaimJoin collector=1 late=0
                 return -1L;
             }
             if (tooLateToJoin) { // wait for the next collection
-                lateWaiters++;
-                recordJoin(trace, 0, 1);
+                lateWaiters++; // Trace after: ReclaimJoin collector=0 late=1
                 return collectionsFinished + 2;
             }
-            waiters++; // or join the running collection
-            recordJoin(trace, 0, 0);
+            waiters++; // or join the running collection // Trace after: ReclaimJoin collector=0 late=0
             return collectionsFinished + 1;
         } finally {
             flight.unlock();
-        }
-    }
-
-    private static void recordJoin(int trace, int collector, int late) {
-        if (Trace.ON) {
-            Trace.begin();
-            try {
-                Trace.event(trace, "ReclaimJoin", "collector", collector, "late", late);
-            } finally {
-                Trace.end();
-            }
         }
     }
 
@@ -310,8 +295,7 @@ public final class GcReclaimer implements MemoryPressureCallback {
      * Runs one collection; returns how it went, for the allocator's diagnostics. The caller holds
      * the host lock if {@code holdsHost}, and holds it on return if {@code keepHost}.
      */
-    private String collect(long requestedBytes, int trace, ReclaimTracker tracker, boolean holdsHost,
-                           boolean keepHost) {
+    private String collect(long requestedBytes, ReclaimTracker tracker, boolean holdsHost, boolean keepHost) {
         ReclaimEvent event = Jfr.AVAILABLE ? new ReclaimEvent() : null; // not in a java.base-only image
         if (event != null) {
             event.begin();
@@ -324,30 +308,24 @@ public final class GcReclaimer implements MemoryPressureCallback {
         try {
             if (takeHost) {
                 hostLock.lock(); // LockOrdering: HostAcquire
-                closeJoining(trace);
+                closeJoining();
             }
             try {
                 // Collect: the gc, then what it left pending for the cleaners (or they freed already).
                 ReclaimTracker.Garbage mark = tracker.mark();
                 canary = new WeakReference<>(new Object());
-                runCollection(trace);
+                collector.run(); // LockOrdering: Collect // Trace: Collect
                 garbage = tracker.garbage(mark); // ReclaimDevices: Collect (its wait set: this device's due cleanings)
-                boolean complete = awaitCleaners(tracker, garbage);
-                if (Trace.ON) {
-                    Trace.record(trace, "AwaitFinalizers", "complete", complete ? 1 : 0);
-                }
+                boolean complete = awaitCleaners(tracker, garbage); // Trace after: AwaitFinalizers complete=complete
                 outcome = Thread.currentThread().isInterrupted() ? "interrupted" : complete ? "complete" : "deadline";
                 description = describe(tracker, garbage, outcome) + (canary.refersTo(null) ? "" : NOT_COLLECTED);
             } finally {
                 if (releaseHost) {
-                    if (Trace.ON) {
-                        Trace.record(trace, "HostRelease");
-                    }
-                    hostLock.unlock(); // LockOrdering: HostRelease
+                    hostLock.unlock(); // LockOrdering: HostRelease // Trace before: HostRelease
                 }
             }
         } finally {
-            int joined = finishCollection(description, trace);
+            int joined = finishCollection(description);
             commit(event, tracker, requestedBytes, garbage, joined, outcome);
         }
         return description;
@@ -358,32 +336,12 @@ public final class GcReclaimer implements MemoryPressureCallback {
      * join this collection. Recorded under this reclaimer's lock, so that every ReclaimJoin line
      * falls on the side of it that its decision was made on.
      */
-    private void closeJoining(int trace) {
+    private void closeJoining() {
         flight.lock();
         try {
-            tooLateToJoin = true; // part of HostAcquire: from now on the spec's TooLateToJoin
-            if (Trace.ON) {
-                Trace.record(trace, "HostAcquire");
-            }
+            tooLateToJoin = true; // part of HostAcquire: from now on the spec's TooLateToJoin // Trace after: HostAcquire
         } finally {
             flight.unlock();
-        }
-    }
-
-    /** The collection step; while tracing, one step with its event under the recorder's lock. */
-    private void runCollection(int trace) {
-        if (Trace.ON) {
-            Trace.begin();
-        }
-        try {
-            collector.run(); // LockOrdering: Collect
-            if (Trace.ON) {
-                Trace.event(trace, "Collect");
-            }
-        } finally {
-            if (Trace.ON) {
-                Trace.end();
-            }
         }
     }
 
@@ -416,7 +374,7 @@ public final class GcReclaimer implements MemoryPressureCallback {
     }
 
     /** Marks the collection finished and wakes the waiters; returns how many had joined it. */
-    private int finishCollection(String description, int trace) {
+    private int finishCollection(String description) {
         flight.lock();
         try {
             lastOutcome = description;
@@ -424,10 +382,7 @@ public final class GcReclaimer implements MemoryPressureCallback {
             waiters = lateWaiters; // the late ones now wait for the next collection
             lateWaiters = 0;
             tooLateToJoin = false;
-            collecting = false; // LockOrdering: ReclaimFinish
-            if (Trace.ON) {
-                Trace.record(trace, "ReclaimFinish");
-            }
+            collecting = false; // LockOrdering: ReclaimFinish // Trace after: ReclaimFinish
             collectionsFinished++;
             collectionDone.signalAll();
             return joined;
@@ -440,28 +395,22 @@ public final class GcReclaimer implements MemoryPressureCallback {
      * Waits until {@code awaited} collections have finished; returns how the last went. A late
      * waiter that finds the collection it waits for not started runs it (ReclaimTakeOver).
      */
-    private String awaitCollection(long awaited, long requestedBytes, int trace, ReclaimTracker tracker,
-                                   boolean hadHost, AllocatorLock lock) {
+    private String awaitCollection(long awaited, long requestedBytes, ReclaimTracker tracker, boolean hadHost,
+                                   AllocatorLock lock) {
         if (hadHost) {
-            if (Trace.ON) {
-                Trace.record(trace, "HostRelease");
-            }
-            hostLock.unlock(); // LockOrdering: HostRelease
+            hostLock.unlock(); // LockOrdering: HostRelease // Trace before: HostRelease
         }
         boolean collector = false;
         try {
-            String outcome = waitUntilFinished(awaited, trace, lock);
+            String outcome = waitUntilFinished(awaited, lock);
             if (outcome != null) {
                 return outcome;
             }
             collector = true; // took the role over: it takes the host lock as a collector does
-            return collect(requestedBytes, trace, tracker, false, hadHost);
+            return collect(requestedBytes, tracker, false, hadHost);
         } finally {
             if (hadHost && !collector) {
-                hostLock.lock(); // LockOrdering: HostAcquire
-                if (Trace.ON) {
-                    Trace.record(trace, "HostAcquire");
-                }
+                hostLock.lock(); // LockOrdering: HostAcquire // Trace after: HostAcquire
             }
         }
     }
@@ -470,31 +419,22 @@ public final class GcReclaimer implements MemoryPressureCallback {
      * Returns how the awaited collection went, or null if the caller is now the collector. A
      * waiter that wakes to find its whole request handed to it stops waiting.
      */
-    private @Nullable String waitUntilFinished(long awaited, int trace, AllocatorLock lock) {
+    private @Nullable String waitUntilFinished(long awaited, AllocatorLock lock) {
         flight.lock();
         try {
             while (collectionsFinished < awaited) {
                 if (lock.requestHandedOver()) { // LockOrdering: AwaitCollection (handed its unit)
-                    leaveWaiting(awaited);
-                    if (Trace.ON) {
-                        Trace.record(trace, "AwaitCollection");
-                    }
+                    leaveWaiting(awaited); // Trace after: AwaitCollection
                     return "waited for a collection until the memory it asked for was handed to it";
                 }
                 if (!collecting) { // LockOrdering: ReclaimTakeOver
                     collecting = true;
-                    waiters--;
-                    if (Trace.ON) {
-                        Trace.record(trace, "ReclaimTakeOver");
-                    }
+                    waiters--; // Trace after: ReclaimTakeOver
                     return null;
                 }
                 collectionDone.await(); // LockOrdering: AwaitCollection
             }
-            if (Trace.ON) {
-                Trace.record(trace, "AwaitCollection");
-            }
-            return "joined another thread's collection, which reported: " + lastOutcome;
+            return "joined another thread's collection, which reported: " + lastOutcome; // Trace before: AwaitCollection
         } catch (InterruptedException e) {
             leaveWaiting(awaited);
             Thread.currentThread().interrupt();

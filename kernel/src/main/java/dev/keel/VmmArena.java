@@ -424,13 +424,15 @@ public final class VmmArena implements AutoCloseable {
      * fit reads only the value this call saw (the load, or a failed exchange's witness).
      */
     private long bump(long requested, long aligned) {
-        long seen = next.get();                                // CasBump: Load // Trace: Load seen=seen
+        // While tracing, each read of next and the check of what it read are one step, so the log
+        // puts an exhaustion where it took effect: at the read (a give-back after it is too late).
+        long seen = next.get();                                // CasBump: Load // Trace: Load seen=seen ; aligned <= totalBytes - seen ? CheckFits : Exhausted
         while (true) {
-            boolean fits = aligned <= totalBytes - seen;       // CasBump: CheckFits // Trace after: fits ? CheckFits : Exhausted
+            boolean fits = aligned <= totalBytes - seen;       // CasBump: CheckFits
             if (!fits) {
                 throw new ArenaExhaustedException(requested, aligned, seen, totalBytes); // CasBump: Exhausted
             }
-            long witness = next.compareAndExchange(seen, seen + aligned); // CasBump: CasSucceed, CasFail // Trace: witness == seen ? CasSucceed next=seen+aligned va=seen : CasFail seen=witness
+            long witness = next.compareAndExchange(seen, seen + aligned); // CasBump: CasSucceed, CasFail // Trace: witness == seen ? CasSucceed next=seen+aligned va=seen : CasFail seen=witness ; witness != seen && aligned <= totalBytes - witness ? CheckFits ; witness != seen && aligned > totalBytes - witness ? Exhausted
             if (witness == seen) {
                 return seen;
             }

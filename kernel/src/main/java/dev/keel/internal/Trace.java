@@ -18,17 +18,15 @@ import org.jspecify.annotations.Nullable;
  * writes one event line, so that a run of the real kernel can be checked against the TLA+ specs
  * (module {@code keel-trace}, {@code docs/trace-validation.md}).
  *
- * <p><b>Who calls it.</b> The arena's code ({@code VmmArena}, {@code InFlightLeases}) never does:
- * its statements carry trace markers ({@code // Trace: ...} comments), and module
- * {@code keel-trace} makes the traced kernel from them ({@code dev.keel.trace.TracedKernel}),
- * whose rewritten lines call {@link #open(Object, String, String)}, {@link #alias},
- * {@link #begin()}, {@link #event(Object, String, String)} and {@link #end()}, numbering the
- * traced objects by identity. That kernel runs only in recording JVMs, and the shipped arena has
- * no recorder in its bytecode. The pressure path ({@code DeviceAllocator}, {@code AllocatorLock},
- * {@code GcReclaimer}) still calls it at sites guarded by {@link #ON}, a {@code static final}
- * read once from the system property {@value #FILE_PROPERTY} (the file to write), which the JIT
- * folds away when it is false; those objects are numbered by {@link #open(String, String, long,
- * String, long)} and their calls take the number.
+ * <p><b>Who calls it.</b> No shipped kernel class does: the statements that perform spec actions
+ * carry trace markers ({@code // Trace: ...} comments), and module {@code keel-trace} makes the
+ * traced kernel from them ({@code dev.keel.trace.TracedKernel}), whose rewritten lines call
+ * {@link #open(Object, String, String)}, {@link #alias}, {@link #begin()},
+ * {@link #event(Object, String, String)} and {@link #end()}, numbering the traced objects by
+ * identity (the numbers are kept for the life of the JVM: a recording JVM is a test's). That
+ * kernel runs only in recording JVMs, which name the file to write in the system property
+ * {@value #FILE_PROPERTY}. The trace scenarios record objects of their own (a caller, a system),
+ * numbered by {@link #open(String, String, long, String, long)}, whose calls take the number.
  *
  * <p><b>Serialisation.</b> A spec action is one atomic step, and the log must list the steps in an
  * order the spec could take them. So while tracing, a statement that reads or writes shared state
@@ -56,11 +54,8 @@ import org.jspecify.annotations.Nullable;
  */
 public final class Trace {
 
-    /** The system property naming the file to write; tracing is on when it is set. */
+    /** The system property naming the file to write. */
     public static final String FILE_PROPERTY = "keel.trace.file";
-
-    /** Whether the recorder is on in this JVM: read once, so that the JIT removes every disabled site. */
-    public static final boolean ON = property() != null;
 
     private static final ReentrantLock LOCK = new ReentrantLock();
     // Guarded by LOCK.
@@ -74,22 +69,11 @@ public final class Trace {
     }
 
     /**
-     * Registers a traced object and records its creation, with the constants the specs need.
+     * Registers a scenario's object by number and records its creation, with the two constants
+     * the specs need.
      *
      * @throws IllegalStateException if the trace file cannot be written
      */
-    public static int open(String kind, String key1, long value1, String key2, long value2, String key3, long value3) {
-        LOCK.lock();
-        try {
-            int id = ++objects;
-            write(id, kind, " " + key1 + "=" + value1 + " " + key2 + "=" + value2 + " " + key3 + "=" + value3);
-            return id;
-        } finally {
-            LOCK.unlock();
-        }
-    }
-
-    /** {@link #open(String, String, long, String, long, String, long)} for an object with two constants. */
     public static int open(String kind, String key1, long value1, String key2, long value2) {
         LOCK.lock();
         try {
@@ -180,15 +164,6 @@ public final class Trace {
         write(object, action, "");
     }
 
-    /** Records an event of the step in progress with the value of one spec variable. */
-    public static void event(int object, String action, String key, long value) {
-        write(object, action, " " + key + "=" + value);
-    }
-
-    /** Records an event of the step in progress with the values of two spec variables. */
-    public static void event(int object, String action, String key1, long value1, String key2, long value2) {
-        write(object, action, " " + key1 + "=" + value1 + " " + key2 + "=" + value2);
-    }
 
     /** Records a step of its own: one that touches only what the calling thread owns, or that holds a lock. */
     public static void record(int object, String action) {
@@ -204,7 +179,7 @@ public final class Trace {
     public static void record(int object, String action, String key, long value) {
         begin();
         try {
-            event(object, action, key, value);
+            write(object, action, " " + key + "=" + value);
         } finally {
             end();
         }

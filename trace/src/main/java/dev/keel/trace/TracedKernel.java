@@ -26,7 +26,8 @@ import java.util.regex.Pattern;
  *       and its creation recorded; {@code // Trace alias: expr}: {@code expr}'s steps are the
  *       object's (an arena's in-flight guard).</li>
  * </ul>
- * {@code EVENTS} is {@code EVENT}, or {@code guard ? EVENT} (nothing when false), or
+ * {@code EVENTS} is one item or several separated by {@code " ; "} (written in that order, in
+ * the one step), each item {@code EVENT}, or {@code guard ? EVENT} (nothing when false), or
  * {@code guard ? EVENT : EVENT}, with {@code guard} a Java expression; {@code EVENT} is an action
  * name and {@code key=expr} fields, each {@code expr} a Java expression without spaces, of type
  * {@code long}, {@code int} or {@code boolean} (recorded as 1 or 0). The traced object is
@@ -143,8 +144,17 @@ public final class TracedKernel {
         return TRACE + ".begin(); try { " + events + " } finally { " + TRACE + ".end(); }";
     }
 
-    /** {@code EVENT}, {@code guard ? EVENT} or {@code guard ? EVENT : EVENT} as Java statements. */
+    /** Items separated by {@code " ; "}, in order, each as {@link #item} makes it. */
     private static String events(String object, String body) {
+        StringBuilder out = new StringBuilder();
+        for (String item : body.split(" ; ")) {
+            out.append(out.length() == 0 ? "" : " ").append(item(object, item.strip()));
+        }
+        return out.toString();
+    }
+
+    /** {@code EVENT}, {@code guard ? EVENT} or {@code guard ? EVENT : EVENT} as Java statements. */
+    private static String item(String object, String body) {
         int question = body.indexOf(" ? ");
         if (question < 0) {
             return event(object, body);

@@ -7,7 +7,6 @@ import dev.keel.VmmArena;
 import dev.keel.internal.ReclaimTracker;
 import dev.keel.internal.Trace;
 import java.lang.reflect.Constructor;
-import java.lang.reflect.Field;
 import java.lang.reflect.Method;
 import java.time.Duration;
 
@@ -48,23 +47,13 @@ final class KernelHooks {
         }
     }
 
-    /** The allocator's number in the trace. */
+    /** The allocator's number in the trace: the traced kernel registers each allocator as it is built. */
     static int traceId(DeviceAllocator allocator) {
-        return field(DeviceAllocator.class, allocator);
+        return Trace.id(allocator);
     }
 
     /** The arena's number in the trace: the traced kernel registers each arena as it opens. */
     static int traceId(VmmArena arena) {
         return Trace.id(arena);
-    }
-
-    private static <T> int field(Class<T> type, T object) {
-        try {
-            Field field = type.getDeclaredField("traceId");
-            field.setAccessible(true);
-            return field.getInt(object);
-        } catch (ReflectiveOperationException e) {
-            throw new IllegalStateException(type.getSimpleName() + " has no trace number: " + e, e);
-        }
     }
 }
