@@ -3,12 +3,16 @@
 (* The steps of one Keel VmmArena that do not involve its in-flight guard: *)
 (* the work of malloc and free once they have passed the guard, and every  *)
 (* step of close() and closeAndDrain() but the wait for the guard to       *)
-(* drain.  Two specs complete it with a guard:                             *)
+(* drain.  The step that admits a call is the guard's: a malloc is let in  *)
+(* by the compare-and-set of its bump (Bump) and a free under the table    *)
+(* lock of its remove (Remove), so those two are operators here that each  *)
+(* guard makes one step with its check.  Two specs complete it:            *)
 (*  - InFlightDrain, the contract: one in-flight counter that an operation *)
-(*    enters, atomically with seeing the arena OPEN, and a closer that     *)
-(*    waits until the counter is zero;                                     *)
-(*  - InFlightLeases, the kernel's counter: a bounded set of lease slots   *)
-(*    and a closer that scans them one by one; it refines InFlightDrain.   *)
+(*    enters, atomically with seeing the arena open and bumping or         *)
+(*    removing, and a closer that waits until the counter is zero;         *)
+(*  - InFlightLeases, the kernel's guard: slots leased by threads and kept *)
+(*    across calls, marks that a call writes with plain stores, and a      *)
+(*    closer that scans the slots one by one; it refines InFlightDrain.    *)
 (* No action here reads or writes a guard variable, so each spec adds      *)
 (* UNCHANGED of its own.                                                   *)
 (*                                                                         *)
@@ -71,8 +75,8 @@ Record == [va : VAs, size : Sizes, handle : Handles]
 NoLocal == [va |-> -1, size |-> 0, handle |-> 0]
 
 \* The op pcs of a call that has passed the guard and not yet left it.
-MallocGuarded == {"m_bump", "m_backend", "m_giveback", "m_insert", "m_exit"}
-Guarded == MallocGuarded \cup {"f_remove", "f_release", "f_exit"}
+MallocGuarded == {"m_backend", "m_giveback", "m_insert", "m_exit"}
+Guarded == MallocGuarded \cup {"f_release", "f_exit"}
 CloserPcs == {"begin", "check", "await", "seal", "sealed", "snapshot", "build",
               "release", "unlock", "abortUnlock", "done", "aborted"}
 
@@ -136,17 +140,18 @@ Return(t) ==
 -----------------------------------------------------------------------------
 (* malloc(size), past the guard                                            *)
 
-\* The whole CasBump loop: grant [next, next + size) or fail, exhausted.
-MallocBump(t) ==
-    /\ pc[t] = "m_bump"
-    /\ IF next + loc[t].size <= Total
-       THEN /\ loc' = [loc EXCEPT ![t].va = next]
-            /\ next' = next + loc[t].size
-            /\ Goto(t, "m_backend")
-       ELSE /\ Goto(t, "m_exit")
-            /\ UNCHANGED <<loc, next>>
-    /\ UNCHANGED <<state, closeLock, table, mapped, releases, opsLeft, snap,
-                   drained>>
+\* The whole CasBump loop of a malloc of size s: grant [next, next + s) or
+\* fail, exhausted.  Not a step of its own: the guard's check that admits
+\* the malloc is part of the same compare-and-set (InFlightDrain's and
+\* InFlightLeases' MallocEnter), so each guard makes it one with its check.
+Bump(t, s) ==
+    IF next + s <= Total
+    THEN /\ loc' = [loc EXCEPT ![t] = [NoLocal EXCEPT !.size = s, !.va = next]]
+         /\ next' = next + s
+         /\ Goto(t, "m_backend")
+    ELSE /\ loc' = [loc EXCEPT ![t] = [NoLocal EXCEPT !.size = s]]
+         /\ Goto(t, "m_exit")
+         /\ UNCHANGED next
 
 \* VmmBackend.allocate: a fresh handle, or an exception.
 MallocBackendAlloc(t) ==
@@ -184,20 +189,20 @@ MallocInsert(t) ==
 (* free(va), past the guard: any address of the range, so that unknown    *)
 (* addresses, double frees and frees racing with other threads occur.      *)
 
-\* AllocationTable.remove: the record and its bytes, under the segment
-\* lock; an unknown address, nothing.
-FreeRemove(t) ==
-    /\ pc[t] = "f_remove"
-    /\ LET v == loc[t].va IN
-       IF v \in DOMAIN table
-       THEN /\ loc' = [loc EXCEPT ![t] = [va |-> v, size |-> table[v].size,
-                                          handle |-> table[v].handle]]
-            /\ table' = [x \in DOMAIN table \ {v} |-> table[x]]
-            /\ mapped' = mapped - table[v].size
-            /\ Goto(t, "f_release")
-       ELSE /\ Goto(t, "f_exit")
-            /\ UNCHANGED <<loc, table, mapped>>
-    /\ UNCHANGED <<state, closeLock, next, releases, opsLeft, snap, drained>>
+\* AllocationTable.remove of va v: the record and its bytes, under the
+\* segment lock; an unknown address, nothing.  Not a step of its own: the
+\* guard's check that admits the free is made under the same lock (the
+\* guards' FreeEnter).
+Remove(t, v) ==
+    IF v \in DOMAIN table
+    THEN /\ loc' = [loc EXCEPT ![t] = [va |-> v, size |-> table[v].size,
+                                       handle |-> table[v].handle]]
+         /\ table' = [x \in DOMAIN table \ {v} |-> table[x]]
+         /\ mapped' = mapped - table[v].size
+         /\ Goto(t, "f_release")
+    ELSE /\ loc' = [loc EXCEPT ![t] = [NoLocal EXCEPT !.va = v]]
+         /\ Goto(t, "f_exit")
+         /\ UNCHANGED <<table, mapped>>
 
 \* VmmBackend.deallocate (a failure goes to the error handler; the
 \* record is dropped either way).
@@ -219,9 +224,18 @@ FreeAwaitClose(t) ==
        ELSE Goto(t, "idle") /\ UNCHANGED <<opsLeft, loc>>
     /\ UNCHANGED <<state, next, table, mapped, releases, closeLock, snap, drained>>
 
+\* A thread that ends before it has made all its calls: it makes no more.
+\* (InFlightLeases' traces need it: a thread may take over the lease of one
+\* that has ended early.)
+Quit(t) ==
+    /\ pc[t] = "idle" /\ opsLeft[t] > 0
+    /\ opsLeft' = [opsLeft EXCEPT ![t] = 0]
+    /\ UNCHANGED <<state, next, table, mapped, releases, closeLock, pc, loc, snap,
+                   drained>>
+
 OpWork(t) ==
-    \/ MallocBump(t) \/ MallocBackendAlloc(t) \/ MallocGiveBack(t)
-    \/ MallocInsert(t) \/ FreeRemove(t) \/ FreeRelease(t) \/ FreeAwaitClose(t)
+    \/ MallocBackendAlloc(t) \/ MallocGiveBack(t) \/ MallocInsert(t)
+    \/ FreeRelease(t) \/ FreeAwaitClose(t)
 
 -----------------------------------------------------------------------------
 (* close() and closeAndDrain(), serialised by a close lock held from the   *)
@@ -258,7 +272,7 @@ CloseAlreadyClosed(c) ==
     /\ UNCHANGED <<state, next, table, mapped, releases, closeLock, opsLeft,
                    loc, snap, drained>>
 
-\* A plain store: only the lock holder changes the state from here on.
+\* An atomic add to next's state bits: only the lock holder changes them.
 \* CLOSING refuses mallocs; frees still run.
 CloseBegin(c) ==
     /\ pc[c] = "check" /\ state = "OPEN"
@@ -267,7 +281,8 @@ CloseBegin(c) ==
     /\ UNCHANGED <<next, table, mapped, releases, closeLock, opsLeft, loc,
                    snap, drained>>
 
-\* No malloc is in flight any more: SEALED refuses frees too.
+\* No malloc is in flight any more: SEALED refuses frees too (the kernel
+\* then takes and releases every table lock, under which a free checks).
 CloseSeal(c) ==
     /\ pc[c] = "seal"
     /\ state' = "SEALED"

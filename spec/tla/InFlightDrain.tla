@@ -7,9 +7,12 @@
 (*                                                                         *)
 (* The protocol.  A malloc enters the guard only while the arena is OPEN, *)
 (* a free while it is OPEN or CLOSING, and entering counts the call in    *)
-(* inFlight in the same step (MallocEnter, FreeEnter).  A refused malloc  *)
-(* throws and touches nothing (MallocRefused); a refused free waits for  *)
-(* the close to end (FreeRefused, then ArenaOps' FreeAwaitClose).  A      *)
+(* inFlight in the same step as the malloc's bump or the free's remove    *)
+(* (MallocEnter, FreeEnter): the kernel's malloc is admitted by its bump's *)
+(* compare-and-set, which fails once a close has begun, and its free by    *)
+(* the check it makes under the table lock of its remove.  A refused      *)
+(* malloc throws and touches nothing (MallocRefused); a refused free waits *)
+(* for the close to end (FreeRefused, then ArenaOps' FreeAwaitClose).  A  *)
 (* close takes the close lock, stores CLOSING and waits until no malloc  *)
 (* is past the guard (CloseAwaitDrain); frees go on meanwhile, so garbage *)
 (* freed while a malloc is still in flight goes back at once.  Then it    *)
@@ -19,11 +22,11 @@
 (* either gives up (state back to OPEN, table intact) or clears the       *)
 (* table, resets mapped, stores CLOSED and owns the drained records.       *)
 (*                                                                         *)
-(* The kernel does not have this counter.  Its guard is a bounded set of  *)
-(* lease slots that the closer scans one by one, and "enter while OPEN"   *)
-(* is two steps there, a lease and then a check of the state: spec        *)
-(* InFlightLeases, which TLC checks refines this one, with                *)
-(* inFlight = the number of calls past that check.                        *)
+(* The kernel does not have this counter.  Its guard is a set of slots    *)
+(* that threads lease and keep, a mark per lease that its thread writes    *)
+(* with plain stores, and a closer that scans the slots one by one: spec   *)
+(* InFlightLeases, which TLC checks refines this one, with inFlight = the *)
+(* number of calls past their bump or remove.                              *)
 (***************************************************************************)
 EXTENDS ArenaOps
 
@@ -39,22 +42,20 @@ Init == ArenaInit /\ inFlight = 0
 -----------------------------------------------------------------------------
 (* The guard                                                               *)
 
+\* The bump of a malloc of any size; it may find the range exhausted.
 MallocEnter(t) ==
     /\ pc[t] = "idle" /\ opsLeft[t] > 0 /\ state = "OPEN"
     /\ inFlight' = inFlight + 1
-    /\ \E s \in Sizes : loc' = [loc EXCEPT ![t] = [NoLocal EXCEPT !.size = s]]
-    /\ Goto(t, "m_bump")
-    /\ UNCHANGED <<state, next, table, mapped, releases, closeLock, opsLeft,
-                   snap, drained>>
+    /\ \E s \in Sizes : Bump(t, s)
+    /\ UNCHANGED <<state, table, mapped, releases, closeLock, opsLeft, snap,
+                   drained>>
 
-\* free(va) of any address of the range.
+\* The remove of a free of any address of the range.
 FreeEnter(t) ==
     /\ pc[t] = "idle" /\ opsLeft[t] > 0 /\ state \in {"OPEN", "CLOSING"}
     /\ inFlight' = inFlight + 1
-    /\ \E v \in VAs : loc' = [loc EXCEPT ![t] = [NoLocal EXCEPT !.va = v]]
-    /\ Goto(t, "f_remove")
-    /\ UNCHANGED <<state, next, table, mapped, releases, closeLock, opsLeft,
-                   snap, drained>>
+    /\ \E v \in VAs : Remove(t, v)
+    /\ UNCHANGED <<state, next, releases, closeLock, opsLeft, snap, drained>>
 
 \* Not OPEN: malloc throws ArenaClosedException.
 MallocRefused(t) ==
@@ -104,6 +105,7 @@ OpStep(t) ==
     \/ MallocEnter(t) \/ FreeEnter(t) \/ MallocRefused(t) \/ FreeRefused(t)
     \/ OpWork(t) /\ UNCHANGED inFlight
     \/ MallocExit(t) \/ FreeExit(t)
+    \/ Quit(t) /\ UNCHANGED inFlight
 
 CloserProgress(c) ==
     \/ CloserWork(c) /\ UNCHANGED inFlight

@@ -1,17 +1,24 @@
 ----------------- MODULE InFlightDrainMutantFreeWithoutGuard -----------------
-(* Mutant (ii): free does not count itself in flight (it still checks     *)
-(* that the arena is OPEN or CLOSING).  A closer can see inFlight = 0 and *)
-(* take its snapshot while such a free is about to remove a record; the   *)
-(* free then deallocates the record and so does the close: deallocated    *)
-(* twice.  Expected: NoLostAllocation is violated.                         *)
+(* Mutant (ii): free does not count itself in flight: it checks that the *)
+(* arena is OPEN or CLOSING, then removes the record in a step of its own *)
+(* (the table lock no longer covers the check).  A closer can see         *)
+(* inFlight = 0 and take its snapshot while such a free is about to       *)
+(* remove a record; the free then deallocates the record and so does the  *)
+(* close: deallocated twice.  Expected: NoLostAllocation is violated.     *)
 EXTENDS InFlightDrain
 
-FreeEnterUnguarded(t) ==
+FreeCheckUnguarded(t) ==
     /\ pc[t] = "idle" /\ opsLeft[t] > 0 /\ state \in {"OPEN", "CLOSING"}
     /\ \E v \in VAs : loc' = [loc EXCEPT ![t] = [NoLocal EXCEPT !.va = v]]
-    /\ Goto(t, "f_remove")
+    /\ Goto(t, "f_unguarded")
     /\ UNCHANGED <<state, next, table, mapped, releases, closeLock, opsLeft,
                    snap, drained, inFlight>>
+
+FreeRemoveUnguarded(t) ==
+    /\ pc[t] = "f_unguarded"
+    /\ Remove(t, loc[t].va)
+    /\ UNCHANGED <<state, next, releases, closeLock, opsLeft, snap, drained,
+                   inFlight>>
 
 FreeExitUnguarded(t) ==
     /\ pc[t] = "f_exit"
@@ -20,7 +27,8 @@ FreeExitUnguarded(t) ==
                    drained, inFlight>>
 
 MutantOpStep(t) ==
-    \/ MallocEnter(t) \/ FreeEnterUnguarded(t) \/ MallocRefused(t) \/ FreeRefused(t)
+    \/ MallocEnter(t) \/ FreeCheckUnguarded(t) \/ FreeRemoveUnguarded(t)
+    \/ MallocRefused(t) \/ FreeRefused(t)
     \/ OpWork(t) /\ UNCHANGED inFlight
     \/ MallocExit(t) \/ FreeExitUnguarded(t)
 

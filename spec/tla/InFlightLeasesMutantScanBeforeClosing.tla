@@ -2,7 +2,7 @@
 (* Mutant (vi): the closer reads how many slots there are before it       *)
 (* stores CLOSING (say, it keeps the slot array it found when it took the *)
 (* close lock).  A call that finds every slot held publishes a new one in *)
-(* between, leases it, sees OPEN and goes on; the closer's scan never     *)
+(* between, leases it and is admitted while OPEN; the closer's scan never *)
 (* looks at that slot and reports the arena drained while the call is in  *)
 (* flight.                                                                 *)
 (* Expected: Refines is violated -- the contract's CloseAwaitDrain needs  *)
@@ -15,7 +15,7 @@ ReadSlotsEarly(c) ==
     /\ pc[c] = "check" /\ scanAt[c] = 0
     /\ scanAt' = [scanAt EXCEPT ![c] = 1]
     /\ scanEnd' = [scanEnd EXCEPT ![c] = slotCount]
-    /\ UNCHANGED <<arenaVars, holder, slotCount, lease>>
+    /\ UNCHANGED <<arenaVars, holder, slotCount, lease, mark>>
 
 BeginAfterRead(c) == scanAt[c] > 0 /\ CloseBegin(c) /\ UNCHANGED leaseVars
 

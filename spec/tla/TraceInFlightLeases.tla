@@ -6,16 +6,19 @@
 (*                                                                         *)
 (* As in TraceCasBump: TraceInFlightLeasesData (written for each check)   *)
 (* defines Traces and the constants; a behaviour follows one log, one     *)
-(* step per event, with the logged values; variables the log leaves out  *)
-(* (pc, opsLeft, loc's handle, holder, snap, drained, releases) follow    *)
-(* from the spec's steps.  The recorder names a few events by the         *)
+(* step per event, with the logged values; variables the log leaves out   *)
+(* (pc, opsLeft, loc's handle, holder, mark, snap, drained, releases)      *)
+(* follow from the spec's steps.  The recorder names a few events by the  *)
 (* kernel's statement rather than the spec's action, where one statement  *)
-(* performs either of two actions and the thread's pc decides which: a    *)
-(* lease (MallocLease or FreeLease), a give-back (MallocExit, FreeExit or *)
-(* UnleaseRefused); the bump's events are CasBump's (CasSucceed and       *)
-(* Exhausted are MallocBump, BackendOk and BackendFail are                *)
-(* MallocBackendAlloc, GiveBack and Leak are MallocGiveBack); CasBump's   *)
-(* other events are not steps of this spec and are left out of the log.  *)
+(* performs one of several actions and the thread's pc decides which: a   *)
+(* lease (MallocLease or FreeLease), a mark (MallocMark or FreeMark), its  *)
+(* clearing (MallocExit, FreeExit, MallocUnmarkRefused or                  *)
+(* FreeUnmarkRefused); the bump's events are CasBump's (CasSucceed,        *)
+(* BumpRefused and Exhausted are MallocEnter, BackendOk and BackendFail    *)
+(* are MallocBackendAlloc, GiveBack and Leak are MallocGiveBack); CasBump's *)
+(* other events are not steps of this spec and are left out of the log.   *)
+(* MarkVisible is never logged: the recorder serialises every step, so    *)
+(* the closer sees a mark at once, which the spec allows.                  *)
 (*                                                                         *)
 (* The model checks the invariants of InFlightLeases and ArenaOps in      *)
 (* every state of the log and the action property Refines (each step is  *)
@@ -31,6 +34,20 @@ traceVars == <<vars, i, l>>
 
 TraceInit == Init /\ i \in 1..Len(Traces) /\ l = 1
 
+\* A lease taken over from a thread whose log shows no more calls: the
+\* thread ended early (ArenaOps' Quit, which the kernel's spec leaves out)
+\* and its lease is taken in the same step.  If the thread logs a call
+\* later, no step takes it: its lease was taken while it was alive.
+QuitAndLease(t, markPc) ==
+    \E s \in 1..slotCount, u \in OpThreads :
+        /\ holder[s] = {u} /\ pc[u] = "idle" /\ opsLeft[u] > 0
+        /\ holder' = [holder EXCEPT ![s] = {t}]
+        /\ lease' = [lease EXCEPT ![t] = s, ![u] = 0]
+        /\ opsLeft' = [opsLeft EXCEPT ![u] = 0]
+        /\ Goto(t, markPc)
+        /\ UNCHANGED <<state, next, table, mapped, releases, closeLock, loc, snap,
+                       drained, slotCount, mark, scanAt, scanEnd>>
+
 Open(e) == (state = "OPEN") = (e.open = 1)
 AcceptsFree(e) == (state \in FreeOpen) = (e.accepts = 1)
 
@@ -38,22 +55,26 @@ AcceptsFree(e) == (state \in FreeOpen) = (e.accepts = 1)
 Step(e) ==
     \/ e.a = "MallocCheckOpen" /\ Open(e) /\ MallocCheckOpen(e.t)
     \/ e.a = "FreeCheckOpen" /\ AcceptsFree(e) /\ FreeCheckOpen(e.t)
-    \/ e.a = "Lease" /\ (MallocLease(e.t) \/ FreeLease(e.t)) /\ lease'[e.t] = e.slot
-    \/ e.a = "MallocRecheckOpen" /\ Open(e) /\ MallocRecheckOpen(e.t)
-                                /\ (e.open = 1 => loc'[e.t].size = e.size)
-    \/ e.a = "FreeRecheckOpen" /\ AcceptsFree(e) /\ FreeRecheckOpen(e.t)
-                              /\ (e.accepts = 1 => loc'[e.t].va = e.va)
+    \/ /\ e.a = "Lease"
+       /\ \/ MallocLease(e.t) \/ FreeLease(e.t)
+          \/ pc[e.t] = "m_lease" /\ QuitAndLease(e.t, "m_mark")
+          \/ pc[e.t] = "f_lease" /\ QuitAndLease(e.t, "f_mark")
+       /\ lease'[e.t] = e.slot
+    \/ e.a = "Mark" /\ (MallocMark(e.t) \/ FreeMark(e.t))
+    \/ e.a = "CasSucceed" /\ MallocEnter(e.t) /\ next' = e.next
+    \/ e.a = "BumpRefused" /\ MallocEnter(e.t) /\ pc'[e.t] = "m_unmark"
+    \/ e.a = "Exhausted" /\ MallocEnter(e.t) /\ pc'[e.t] = "m_exit"
+    \/ e.a = "FreeEnter" /\ AcceptsFree(e) /\ FreeEnter(e.t)
+                        /\ (e.accepts = 1 => loc'[e.t].va = e.va /\ (pc'[e.t] = "f_release") = (e.found = 1))
     \/ e.a = "FreeAwaitClose" /\ FreeAwaitClose(e.t) /\ (state = "CLOSED") = (e.closed = 1)
                              /\ UNCHANGED leaseVars
-    \/ e.a = "CasSucceed" /\ MallocBump(e.t) /\ next' = e.next /\ UNCHANGED leaseVars
-    \/ e.a = "Exhausted" /\ MallocBump(e.t) /\ pc'[e.t] = "m_exit" /\ UNCHANGED leaseVars
     \/ e.a = "BackendOk" /\ MallocBackendAlloc(e.t) /\ pc'[e.t] = "m_insert" /\ UNCHANGED leaseVars
     \/ e.a = "BackendFail" /\ MallocBackendAlloc(e.t) /\ pc'[e.t] = "m_giveback" /\ UNCHANGED leaseVars
     \/ e.a = "GiveBack" /\ MallocGiveBack(e.t) /\ next' = e.next /\ UNCHANGED leaseVars
     \/ e.a = "Leak" /\ MallocGiveBack(e.t) /\ next' = next /\ UNCHANGED leaseVars
     \/ e.a = "MallocInsert" /\ MallocInsert(e.t) /\ UNCHANGED leaseVars
-    \/ e.a = "Exit" /\ (MallocExit(e.t) \/ FreeExit(e.t) \/ UnleaseRefused(e.t))
-    \/ e.a = "FreeRemove" /\ FreeRemove(e.t) /\ (pc'[e.t] = "f_release") = (e.found = 1) /\ UNCHANGED leaseVars
+    \/ e.a = "Unmark" /\ (MallocExit(e.t) \/ FreeExit(e.t) \/ MallocUnmarkRefused(e.t) \/ FreeUnmarkRefused(e.t))
+    \/ e.a = "Unlease" /\ Unlease(e.t)
     \/ e.a = "FreeRelease" /\ FreeRelease(e.t) /\ UNCHANGED leaseVars
     \/ e.a = "GrowSlots" /\ GrowSlots(e.t) /\ slotCount' = e.slots
     \/ e.a = "CloseRefused" /\ CloseRefused(e.t) /\ UNCHANGED leaseVars
@@ -95,10 +116,10 @@ TraceRefines == [][Contract!Next]_Contract!vars
 (* The diagnosis of a log that does not fit                               *)
 
 OpActions == {"MallocCheckOpen", "FreeCheckOpen", "GrowSlots", "MallocLease",
-              "FreeLease", "MallocRecheckOpen", "FreeRecheckOpen",
-              "UnleaseRefused", "MallocExit", "FreeExit", "MallocBump",
-              "MallocBackendAlloc", "MallocGiveBack", "MallocInsert",
-              "FreeRemove", "FreeRelease", "FreeAwaitClose", "CloseRefused"}
+              "FreeLease", "MallocMark", "FreeMark", "MallocEnter", "FreeEnter",
+              "MallocUnmarkRefused", "FreeUnmarkRefused", "MallocExit", "FreeExit",
+              "Unlease", "MallocBackendAlloc", "MallocGiveBack", "MallocInsert",
+              "FreeRelease", "FreeAwaitClose", "CloseRefused"}
 CloserActions == {"CloseLock", "CloseLockInterrupted", "CloseLockTimeout", "CloseAlreadyClosed",
                   "CloseBegin", "CloseSeal", "CloseReadSlots", "CloseScanSlot", "CloseDrained",
                   "CloseSnapshot", "CloseAbort", "CloseTimeout", "CloseCommit", "DrainRelease",
@@ -110,16 +131,18 @@ OpAction(a, t) ==
       [] a = "GrowSlots" -> GrowSlots(t)
       [] a = "MallocLease" -> MallocLease(t)
       [] a = "FreeLease" -> FreeLease(t)
-      [] a = "MallocRecheckOpen" -> MallocRecheckOpen(t)
-      [] a = "FreeRecheckOpen" -> FreeRecheckOpen(t)
-      [] a = "UnleaseRefused" -> UnleaseRefused(t)
+      [] a = "MallocMark" -> MallocMark(t)
+      [] a = "FreeMark" -> FreeMark(t)
+      [] a = "MallocEnter" -> MallocEnter(t)
+      [] a = "FreeEnter" -> FreeEnter(t)
+      [] a = "MallocUnmarkRefused" -> MallocUnmarkRefused(t)
+      [] a = "FreeUnmarkRefused" -> FreeUnmarkRefused(t)
       [] a = "MallocExit" -> MallocExit(t)
       [] a = "FreeExit" -> FreeExit(t)
-      [] a = "MallocBump" -> MallocBump(t)
+      [] a = "Unlease" -> Unlease(t)
       [] a = "MallocBackendAlloc" -> MallocBackendAlloc(t)
       [] a = "MallocGiveBack" -> MallocGiveBack(t)
       [] a = "MallocInsert" -> MallocInsert(t)
-      [] a = "FreeRemove" -> FreeRemove(t)
       [] a = "FreeRelease" -> FreeRelease(t)
       [] a = "FreeAwaitClose" -> FreeAwaitClose(t)
       [] a = "CloseRefused" -> CloseRefused(t)

@@ -15,6 +15,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BooleanSupplier;
 
 import org.jspecify.annotations.Nullable;
 
@@ -31,8 +32,9 @@ import org.jspecify.annotations.Nullable;
  * to the granularity, loads {@code next}, checks that the request fits, and moves {@code next}
  * forward with one compare-and-exchange; a failed exchange returns the value that beat it, and the
  * loop retries from there (spec {@code CasBump}). If the backend then fails to map the slice, the
- * slice is given back by a second compare-and-set from {@code seen + aligned} to {@code seen}, which
- * succeeds only while the slice is still the top of the range; otherwise its bytes are counted in
+ * slice is given back by a second compare-and-exchange from {@code seen + aligned} to {@code seen}
+ * (repeated only if the state bits beside the pointer changed meanwhile), which succeeds only
+ * while the slice is still the top of the range; otherwise its bytes are counted in
  * {@link #leakedBytes()}. Since the base is aligned to the granularity and every offset is a
  * multiple of it, every address is aligned to any power of two up to the granularity.
  *
@@ -42,15 +44,24 @@ import org.jspecify.annotations.Nullable;
  * the live records' bytes. A free of an unknown address does nothing, so a double free is
  * harmless.
  *
+ * <p><b>State.</b> The lifecycle state ({@code OPEN}, {@code CLOSING}, {@code SEALED}, {@code
+ * CLOSED}) lives in the top two bits of {@code next}, above the bump pointer, so that the bump's
+ * compare-and-set is also the check that admits a malloc: it replaces a value whose state bits
+ * say {@code OPEN}, or it fails. Only the holder of the close lock changes those bits, by an
+ * atomic add that leaves the pointer alone. A range is at most {@link #MAX_TOTAL_BYTES}.
+ *
  * <p><b>In-flight drain.</b> Every malloc and free runs inside the in-flight guard, an {@link
- * InFlightLeases}: it leases a slot, then checks the state (the check that counts), and gives the
- * slot back when it returns. A malloc needs {@code OPEN}; a free needs {@code OPEN} or
- * {@code CLOSING}. A cheaper check before the lease only makes refused calls fail fast. {@code
- * closeAndDrain} closes in two phases. It stores {@code CLOSING}, which refuses mallocs, and waits
- * until it has seen every slot free: every malloc is gone, while frees go on, so memory that
- * garbage gives back while the close waits for a slow malloc (one under memory pressure, say)
- * goes back to the device at once. Then it stores {@code SEALED}, which refuses frees too, waits
- * for every slot again, snapshots the table, clears it and stores {@code CLOSED}. A free refused
+ * InFlightLeases}: the call marks its thread's lease (a release store on a lease no other thread
+ * writes), is admitted or refused by the one synchronizing step it makes anyway, and clears the
+ * mark when it returns. A malloc is admitted by its bump's compare-and-set, which needs {@code
+ * OPEN}; a free by a check of the state made under the table lock of its remove, which needs
+ * {@code OPEN} or {@code CLOSING}. A check before the mark only makes refused calls fail fast.
+ * {@code closeAndDrain} closes in two phases. It stores {@code CLOSING}, which refuses mallocs,
+ * and waits until it has seen every lease unmarked: every malloc is gone, while frees go on, so
+ * memory that garbage gives back while the close waits for a slow malloc (one under memory
+ * pressure, say) goes back to the device at once. Then it stores {@code SEALED}, takes and
+ * releases every table lock, which refuses frees too, waits for every lease again, snapshots the
+ * table, clears it and stores {@code CLOSED}. A free refused
  * by {@code SEALED} or {@code CLOSED} waits until no close holds the close lock: then either the
  * arena is closed and its close has taken the record, or the close gave up and the free tries
  * again. If a wait is interrupted, a deadline given to {@link #close(Duration)} passes, or
@@ -62,7 +73,7 @@ import org.jspecify.annotations.Nullable;
  * for {@link #close()}, the release of every record and of the reserve. A close called from
  * inside one of this arena's own operations (a backend call made by malloc, free or close on the
  * same thread) would wait for itself; it is refused with an {@link IllegalStateException}
- * instead: the thread holds a slot, or the close lock.
+ * instead: the thread has a call in flight, or holds the close lock.
  *
  * <p><b>Host lock.</b> With {@link Builder#hostLock}, a close called by a thread that holds the
  * host lock lets go of it for the whole close and takes it back before returning, as a host thread
@@ -86,16 +97,17 @@ import org.jspecify.annotations.Nullable;
  *     operation in flight, or in one drained list, or has been deallocated exactly once.
  * <li>{@code NothingAfterDrain}, {@code ClosedIsFinal}, {@code ExclusiveAfterDrain},
  *     {@code SnapshotExact}: once a closer has seen the guard drained, no malloc or free is past
- *     its state check, so the snapshot is the table, and after the commit nothing enters it.
+ *     its admission, so the snapshot is the table, and after the commit nothing enters it.
  * <li>{@code MappedMatchesTable}, {@code MappedNonNegative}: the mapped counter is the table's
  *     bytes at every moment.
- * <li>{@code LeaseExclusive}, {@code ScanCoversGuarded}: a call holds one slot from its lease to
- *     its return; while the closer scans, every malloc past the check (first scan) or every call
- *     past it (second scan) holds a slot it has still to pass.
+ * <li>{@code LeaseExclusive}, {@code MarkedInCall}, {@code ScanCoversGuarded}: a call marks its
+ *     thread's lease from before its admission to its return; while the closer scans, every
+ *     malloc past its admission (first scan) or every call past it (second scan) has a visible
+ *     mark in a slot the closer has still to pass.
  * <li>{@code ClosingUnderLock}, {@code SecondCloseWaits}: the state is {@code CLOSING} or {@code
- *     SEALED} only while the close-lock holder drains, so plain volatile stores of the state
- *     suffice; a close returns only once the arena is closed and every record close() drained is
- *     deallocated.
+ *     SEALED} only while the close-lock holder drains, so only that thread changes the state
+ *     bits, and an atomic add of the difference keeps the bump pointer beside them; a close
+ *     returns only once the arena is closed and every record close() drained is deallocated.
  * <li>{@code StrandedOnlyWhileClosing}, {@code OomOnlyAfterReclaim} (spec {@code KeelSystem}): a
  *     free that this arena did not carry out is one whose record its close drained, and it returns
  *     only once that close has ended; so garbage is never kept by an open arena, and a collector
@@ -104,67 +116,70 @@ import org.jspecify.annotations.Nullable;
  *
  * <h2>Why each ordering is needed</h2>
  * <ul>
- * <li><b>Lease, then check the state.</b> The closer must not miss a call that saw {@code
- *     OPEN}: either the call sees {@code CLOSING}, or the closer sees its slot held and waits.
- *     The lease is a compare-and-set and the check a volatile load; the closer's store of {@code
- *     CLOSING}, its volatile read of the chunk array and its volatile reads of the slots follow
- *     in program order. All of these are synchronization actions, so they lie in one total
- *     order consistent with each thread's program order. If the call's load of the state comes
- *     before the closer's store, the lease (earlier still) comes before the closer reads the
- *     chunks and the slot, so the closer finds the slot held (or, later, given back: the call
- *     has returned, and the release store of the give-back happens-before the closer's load that
- *     sees it). Otherwise the load sees {@code CLOSING}. A lease the closer missed, made in a
- *     slot it had already passed or in a chunk appended after it read the array, therefore
- *     belongs to a call that sees {@code CLOSING}: a malloc leaves, a free goes on and the second
- *     scan, after the store of {@code SEALED}, waits for it by the same argument. Checking only
- *     before the lease, as ModelExpress's VmmArena orders its counter, loses that guarantee (spec mutant {@code CheckBeforeLease}),
- *     and so would a closer that read the chunk array before storing {@code CLOSING} (mutant
- *     {@code ScanBeforeClosing}: the scan misses a slot appended in between). A release store
- *     in place of the compare-and-set would not do either: a later load may pass it (x86 does;
- *     the jcstress test {@code InFlightReleaseLease} shows the outcome).
+ * <li><b>Mark, then be admitted by a synchronizing step.</b> The closer must not miss a call it
+ *     admitted: either the call is refused, or the closer sees its mark and waits. A malloc's mark
+ *     precedes its bump's compare-and-set in program order, and the closer changes the state
+ *     with an atomic update of the same {@code next}; the updates of one variable are totally
+ *     ordered. If the bump comes first, the closer's update reads what the bump wrote, so the
+ *     mark happens-before the closer's scan, which sees it (or, later, cleared: the call has
+ *     returned, and the release store of the clearing happens-before the closer's load that sees
+ *     it). Otherwise the bump finds the state bits changed and fails: the malloc is refused. A
+ *     free's check runs under the table lock of its remove, and the closer stores {@code SEALED}
+ *     and then takes and releases every table lock: if the free held its lock first, its mark
+ *     happens-before the closer's scan; otherwise the closer's store happens-before the free's
+ *     check, which sees {@code SEALED}. So a mark the closer missed, in a slot it had already
+ *     passed or in a chunk appended after it read the array, belongs to a call that is refused.
+ *     Checking the state with a plain load before the bump and letting the bump succeed whatever
+ *     the state, as ModelExpress's VmmArena orders its counter, loses that guarantee (spec mutant
+ *     {@code CheckBeforeBump}), and so would a closer that read the chunk array before changing
+ *     the state (mutant {@code ScanBeforeClosing}: the scan misses a slot appended in between).
+ *     The mark itself needs no atomic instruction: the one the call pays for anyway orders it.
+ *     That is also why a lease is kept by its thread and taken over only from a thread that has
+ *     ended: a mark written into a lease the closer reads as someone else's would not be seen
+ *     (mutant {@code TakeOverLiveLease}).
  * <li><b>Free takes the guard too.</b> Without it a free could remove a record the closer's
  *     snapshot holds and deallocate it, and the close deallocate it again (mutant {@code
  *     FreeWithoutGuard}). Its backend release stays inside the guard so that {@link #close()}
  *     never releases the reserve while a free is still unmapping part of it.
- * <li><b>Give back with a release store.</b> It publishes the call's writes to a closer whose
- *     volatile load sees the slot free. A returning call that then loads a state other than
- *     {@code OPEN} unparks the closer; but with no fence between that store and that load, the
- *     closer may have read the slot still held while the call still read {@code OPEN}. So the
- *     wake-up is only a hint: the closer parks with a timeout (at most a millisecond) and
- *     re-checks.
+ * <li><b>Clear the mark with a release store.</b> It publishes the call's writes to a closer
+ *     whose volatile load sees the mark cleared. A returning call that then finds a closer
+ *     waiting unparks it; but with no fence between that store and that load, the closer may
+ *     have read the mark still set while the call still found no closer. So the wake-up is only
+ *     a hint: the closer parks with a timeout (at most a millisecond) and re-checks.
  * <li><b>Give-back only from the top.</b> Moving {@code next} back below a later grant would hand
  *     the same bytes out twice (mutant {@code BlindGiveBack}); the compare-and-set makes "still the
  *     top" and "move back" one step. Likewise the bump itself must be one compare-and-exchange,
  *     not a load then a store (mutant {@code LoadStore}: overlapping ranges).
  * <li><b>Seal before the snapshot.</b> Frees must be refused before the table is copied: a free
  *     that removed a record the snapshot holds would deallocate it, and so would the close. The
- *     first scan cannot end in the snapshot instead, since it does not wait for frees that began
+ *     first scan cannot end in the snapshot instead, since it does not wait for frees admitted
  *     after it passed their slot.
  * <li><b>A refused free waits for the close.</b> Returning at once, as a free on a closed arena
  *     of ModelExpress's VmmArena does, would tell a cleaner that the memory is free while the close
  *     has yet to deallocate it, or, if the close gives up, leave the record in an open arena that
  *     nobody will free (spec {@code KeelSystem}, mutant {@code ClosingFreeNoop}). The wait takes
- *     the close lock and so cannot be part of a cycle: the close waits only for calls that hold a
- *     slot, and the waiting free has given its slot back.
- * <li><b>Commit while {@code SEALED}.</b> After the drain no operation is past its state check, so
- *     clearing the table cannot interleave with any malloc or free; the store of {@code CLOSED}
+ *     the close lock and so cannot be part of a cycle: the close waits only for marked leases,
+ *     and the waiting free has cleared its mark.
+ * <li><b>Commit while {@code SEALED}.</b> After the drain no operation is past its admission, so
+ *     clearing the table cannot interleave with any malloc or free; the change to {@code CLOSED}
  *     that follows makes the two one atomic step ({@code CloseCommit}).
  * </ul>
  *
  * <h2>Bookkeeping bounded by the machine</h2>
- * The guard keeps no state per thread in the arena: a slot is held only for the length of one
- * call, so its slots number twice the processors (at least 8) plus what more calls in flight at
- * once have ever needed, whatever the number of threads that used the arena, and a thread that
- * used it leaves nothing behind in it (a thread keeps its home slot's number, one boxed integer
- * for every arena, in its own thread-local map, which goes with it). The hot path costs one compare-and-set for the lease and a release
- * store to give it back, on a slot no other thread writes unless two threads' homes collide.
+ * The guard's slots number twice the processors (at least 8) plus what more calls in flight at
+ * once have ever needed, whatever the number of threads that used the arena: a lease in the first
+ * chunk is kept by its thread across calls and taken over once the thread has ended, and a lease
+ * past it is given back when its call returns. A thread that used the arena keeps one lease
+ * object for it in its own thread-local map, which goes with the thread. The hot path costs no
+ * atomic instruction of the guard's own: a release store to mark, one to clear, and a lookup of
+ * the thread's lease in the first two slots (where the first threads to use the arena keep theirs)
+ * or its thread-local.
  *
  * <h2>Progress</h2>
  * Malloc's bump is lock-free (its exchange fails only when another bump succeeded); malloc and free
- * each hold one table segment lock for a probe, and free performs no retry loop. A lease probes
- * at most every published slot and, only when all are held, appends a chunk under a lock. Close
- * waits for
- * the operations in flight, so a backend call that never returns blocks it; the wait spins
+ * each hold one table segment lock for a probe, and free performs no retry loop. A thread without
+ * a lease probes at most every published slot and, only when all are held by live threads,
+ * appends a chunk under a lock. Close waits for the operations in flight, so a backend call that never returns blocks it; the wait spins
  * briefly and then parks with a timeout, and an interrupt ends it (the arena goes back
  * to {@code OPEN} and {@link CancellationException} is thrown with the interrupt flag restored).
  * {@link #close(Duration)} and {@link #closeAndDrain(Duration)} end it too once their deadline
@@ -183,11 +198,20 @@ public final class VmmArena implements AutoCloseable {
     /** Numbers the cleaner threads of arenas without a device allocator. */
     private static final AtomicLong ARENAS_OPENED = new AtomicLong();
 
-    // The states in order: a malloc needs OPEN, a free less than SEALED.
+    /**
+     * The largest range an arena reserves: {@code next} keeps the state in its top two bits and
+     * the bump pointer below them.
+     */
+    public static final long MAX_TOTAL_BYTES = (1L << 62) - 1;
+
+    // The states in order: a malloc needs OPEN, a free less than SEALED. Kept in next's top bits.
     private static final int OPEN = 0;
     private static final int CLOSING = 1;
     private static final int SEALED = 2;
     private static final int CLOSED = 3;
+    private static final int STATE_SHIFT = 62;
+    /** The bits of next that hold the bump pointer. */
+    private static final long OFFSETS = MAX_TOTAL_BYTES;
 
     private final VmmBackend backend;
     private final long base;
@@ -196,6 +220,7 @@ public final class VmmArena implements AutoCloseable {
     private final ArenaErrorHandler errorHandler;
     private final HostLock hostLock;
 
+    /** The state ({@code << STATE_SHIFT}) and the bump pointer: the offset of the first unused byte. */
     private final AtomicLong next = new AtomicLong();
     private final AllocationTable table = new AllocationTable();
     private final InFlightLeases leases;
@@ -208,7 +233,8 @@ public final class VmmArena implements AutoCloseable {
     private final ReclaimTracker reclaimTracker;
     private final boolean ownTracker;
 
-    private volatile int state = OPEN;
+    /** Whether the arena admits a free now; asked under the table lock of the free's remove. */
+    private final BooleanSupplier acceptsFrees = () -> stateOf(next.get()) < SEALED;
     /** The thread waiting in {@link #drainLocked}, for operations to unpark; null when none. */
     private volatile @Nullable Thread drainWaiter;
     /** The thread holding {@link #closeLock}, written under it, for a close that gave up waiting to name. */
@@ -309,6 +335,10 @@ public final class VmmArena implements AutoCloseable {
                 throw new IllegalArgumentException("granularity must be a positive power of two: " + granularity);
             }
             long total = roundUp(totalBytes, granularity, "totalBytes");
+            if (total > MAX_TOTAL_BYTES) {
+                throw new IllegalArgumentException("totalBytes " + totalBytes + " rounded up to the granularity "
+                        + granularity + " exceeds " + MAX_TOTAL_BYTES);
+            }
             long base = backend.reserve(total);
             try {
                 checkReservedRange(base, total, granularity);
@@ -395,17 +425,13 @@ public final class VmmArena implements AutoCloseable {
     }
 
     private long mallocInFlight(long size, long aligned) {
-        boolean open = state == OPEN;                          // InFlightLeases: MallocCheckOpen // InFlightDrain: MallocRefused // Trace: MallocCheckOpen open=open size=aligned
+        boolean open = stateOf(next.get()) == OPEN;            // InFlightLeases: MallocCheckOpen // InFlightDrain: MallocRefused // Trace: MallocCheckOpen open=open size=aligned
         if (!open) {
             throw closedException();
         }
-        int lease = leases.enter();
+        InFlightLeases.Lease lease = leases.enter();
         try {
-            boolean stillOpen = state == OPEN;                 // InFlightLeases: MallocRecheckOpen // InFlightDrain: MallocEnter, MallocRefused // Trace: MallocRecheckOpen open=stillOpen size=aligned
-            if (!stillOpen) {
-                throw closedException();
-            }
-            long offset = bump(size, aligned);                 // ArenaOps: MallocBump // Trace before: Request size=size
+            long offset = bump(size, aligned);                 // Trace before: Request size=size
             long va = base + offset;
             long handle = allocateBacking(va, offset, aligned); // ArenaOps: MallocBackendAlloc
             insert(va, offset, aligned, handle);               // ArenaOps: MallocInsert
@@ -420,19 +446,25 @@ public final class VmmArena implements AutoCloseable {
     }
 
     /**
-     * Claims {@code aligned} bytes of the range; returns their offset. The check of whether they
-     * fit reads only the value this call saw (the load, or a failed exchange's witness).
+     * Admits the malloc and claims {@code aligned} bytes of the range; returns their offset. Its
+     * compare-and-set is the step that admits: it succeeds only while the state bits of what it
+     * replaces say OPEN. The checks read only the value this call saw (the load, or a failed
+     * exchange's witness).
      */
     private long bump(long requested, long aligned) {
-        // While tracing, each read of next and the check of what it read are one step, so the log
-        // puts an exhaustion where it took effect: at the read (a give-back after it is too late).
-        long seen = next.get();                                // CasBump: Load // Trace: Load seen=seen ; aligned <= totalBytes - seen ? CheckFits : Exhausted
+        // While tracing, each read of next and the checks of what it read are one step, so the log
+        // puts a refusal or an exhaustion where it took effect: at the read.
+        long seen = next.get();                                // CasBump: Load // Trace: Load seen=seen&OFFSETS ; stateOf(seen) != OPEN ? BumpRefused ; stateOf(seen) == OPEN && aligned <= totalBytes - seen ? CheckFits ; stateOf(seen) == OPEN && aligned > totalBytes - seen ? Exhausted
         while (true) {
+            boolean admitted = stateOf(seen) == OPEN;          // InFlightLeases: MallocEnter // InFlightDrain: MallocRefused
+            if (!admitted) {
+                throw closedException();
+            }
             boolean fits = aligned <= totalBytes - seen;       // CasBump: CheckFits
             if (!fits) {
                 throw new ArenaExhaustedException(requested, aligned, seen, totalBytes); // CasBump: Exhausted
             }
-            long witness = next.compareAndExchange(seen, seen + aligned); // CasBump: CasSucceed, CasFail // Trace: witness == seen ? CasSucceed next=seen+aligned va=seen : CasFail seen=witness ; witness != seen && aligned <= totalBytes - witness ? CheckFits ; witness != seen && aligned > totalBytes - witness ? Exhausted
+            long witness = next.compareAndExchange(seen, seen + aligned); // CasBump: CasSucceed, CasFail // InFlightLeases: MallocEnter // InFlightDrain: MallocEnter // Trace: witness == seen ? CasSucceed next=seen+aligned va=seen : CasFail seen=witness&OFFSETS ; witness != seen && stateOf(witness) != OPEN ? BumpRefused ; witness != seen && stateOf(witness) == OPEN && aligned <= totalBytes - witness ? CheckFits ; witness != seen && stateOf(witness) == OPEN && aligned > totalBytes - witness ? Exhausted
             if (witness == seen) {
                 return seen;
             }
@@ -451,12 +483,29 @@ public final class VmmArena implements AutoCloseable {
         return handle;
     }
 
+    /**
+     * Moves next back from {@code offset + aligned} to {@code offset} if it is still there, keeping
+     * the state bits (a close may change them meanwhile: the exchange then retries); otherwise
+     * counts the bytes as leaked.
+     */
     private void giveBackOrLeak(long offset, long aligned) {
         counters.beforeGiveBack(offset + aligned);
-        boolean givenBack = next.compareAndSet(offset + aligned, offset); // CasBump: GiveBack // Trace: givenBack ? GiveBack next=offset : Leak
+        boolean givenBack = giveBack(offset, aligned);         // CasBump: GiveBack // Trace: givenBack ? GiveBack next=offset : Leak
         if (!givenBack) {
             leaked.addAndGet(aligned);                         // CasBump: Leak
         }
+    }
+
+    private boolean giveBack(long offset, long aligned) {
+        long seen = next.get();
+        while ((seen & OFFSETS) == offset + aligned) {
+            long witness = next.compareAndExchange(seen, seen - aligned);
+            if (witness == seen) {
+                return true;
+            }
+            seen = witness;
+        }
+        return false;
     }
 
     /**
@@ -486,7 +535,7 @@ public final class VmmArena implements AutoCloseable {
         if (event.shouldCommit()) {
             event.arena = Long.toHexString(base);
             event.requestedBytes = size;
-            event.usedBytes = next.get();
+            event.usedBytes = usedBytes();
             event.totalBytes = totalBytes;
             event.failure = failure.toString();
             event.commit();
@@ -530,18 +579,17 @@ public final class VmmArena implements AutoCloseable {
 
     /** One pass through the guard; returns {@link #REFUSED} if the arena refuses frees. */
     private int freeOnce(long va) {
-        boolean accepts = state < SEALED;                      // InFlightLeases: FreeCheckOpen // InFlightDrain: FreeRefused // Trace: FreeCheckOpen accepts=accepts va=va-base
+        boolean accepts = acceptsFrees.getAsBoolean();         // InFlightLeases: FreeCheckOpen // InFlightDrain: FreeRefused // Trace: FreeCheckOpen accepts=accepts va=va-base
         if (!accepts) {
             return REFUSED;
         }
         RuntimeException failure;
-        int lease = leases.enter();
+        InFlightLeases.Lease lease = leases.enter();
         try {
-            boolean stillAccepts = state < SEALED;             // InFlightLeases: FreeRecheckOpen // InFlightDrain: FreeEnter, FreeRefused // Trace: FreeRecheckOpen accepts=stillAccepts va=va-base
-            if (!stillAccepts) {
+            Allocation record = table.removeIf(va, acceptsFrees); // InFlightLeases: FreeEnter // InFlightDrain: FreeEnter, FreeRefused // Trace: FreeEnter accepts=record!=AllocationTable.REFUSED va=va-base found=record!=null&&record!=AllocationTable.REFUSED
+            if (record == AllocationTable.REFUSED) {
                 return REFUSED;
             }
-            Allocation record = table.remove(va);              // ArenaOps: FreeRemove // Trace: FreeRemove found=record!=null
             if (record == null) {
                 return NOT_FREED;
             }
@@ -568,7 +616,7 @@ public final class VmmArena implements AutoCloseable {
         }
         closeLock.lock();
         try {
-            boolean closed = state == CLOSED;                  // Trace: FreeAwaitClose closed=closed
+            boolean closed = stateOf(next.get()) == CLOSED;    // Trace: FreeAwaitClose closed=closed
             return !closed;
         } finally {
             closeLock.unlock();
@@ -586,11 +634,12 @@ public final class VmmArena implements AutoCloseable {
         }
     }
 
-    /** Gives the lease back and, if a close has begun, wakes the closer (a hint: see the class comment). */
-    private void exit(int lease) {
+    /** Clears the lease's mark and, if a close is draining, wakes it (a hint: see the class comment). */
+    private void exit(InFlightLeases.Lease lease) {
         leases.exit(lease);
-        if (state != OPEN) {
-            LockSupport.unpark(drainWaiter);
+        Thread waiter = drainWaiter;
+        if (waiter != null) {
+            LockSupport.unpark(waiter);
         }
     }
 
@@ -841,17 +890,17 @@ public final class VmmArena implements AutoCloseable {
     /** The drain proper; the caller holds {@link #closeLock}. A {@code timeout} bounds its two waits. */
     private List<Allocation> drainLocked(@Nullable Duration timeout, long deadline) {
         ArenaDrainEvent event = beginDrainEvent();
-        boolean closed = state == CLOSED;                      // ArenaOps: CloseAlreadyClosed // Trace after: closed ? CloseAlreadyClosed
+        boolean closed = stateOf(next.get()) == CLOSED;        // ArenaOps: CloseAlreadyClosed // Trace after: closed ? CloseAlreadyClosed
         if (closed) {
             commit(event, 0, 0, "already closed");
             return List.of();
         }
         drainWaiter = Thread.currentThread();
-        state = CLOSING;                                       // ArenaOps: CloseBegin // Trace: CloseBegin
+        moveTo(CLOSING);                                       // ArenaOps: CloseBegin // Trace: CloseBegin
         long waitStart = System.nanoTime();
         try {
             awaitDrained(event, waitStart, timeout, deadline, "mallocs"); // InFlightDrain: CloseAwaitDrain
-            state = SEALED;                                    // ArenaOps: CloseSeal // Trace: CloseSeal
+            seal();                                            // ArenaOps: CloseSeal // Trace: CloseSeal
             awaitDrained(event, waitStart, timeout, deadline, "calls"); // InFlightDrain: CloseAwaitSealed
             long waited = System.nanoTime() - waitStart;
             List<Allocation> drained = table.snapshot();       // ArenaOps: CloseSnapshot // Trace: CloseSnapshot records=drained.size()
@@ -882,7 +931,29 @@ public final class VmmArena implements AutoCloseable {
      */
     private void commitClose() {
         table.clear();
-        state = CLOSED;                                        // Trace: CloseCommit
+        moveTo(CLOSED);                                        // Trace: CloseCommit
+    }
+
+    /**
+     * Refuses frees: stores SEALED, then takes and releases every table lock, so that a free
+     * admitted under one of them has let go of it (its mark is visible to the scan that follows)
+     * and every later free sees SEALED.
+     */
+    private void seal() {
+        moveTo(SEALED);
+        table.sweepLocks();
+    }
+
+    /**
+     * Sets the state bits of next, keeping the bump pointer: an atomic add, since only the holder
+     * of the close lock changes them and the pointer never reaches them.
+     */
+    private void moveTo(int target) {
+        next.getAndAdd((long) (target - stateOf(next.get())) << STATE_SHIFT);
+    }
+
+    private static int stateOf(long next) {
+        return (int) (next >>> STATE_SHIFT);
     }
 
     /**
@@ -902,7 +973,7 @@ public final class VmmArena implements AutoCloseable {
 
     /** Stores OPEN again: a close that gave up ({@code outcome} says why, for JFR and the trace). */
     private void abortClose(@Nullable ArenaDrainEvent event, long waitStart, String outcome) {
-        state = OPEN;                                          // ArenaOps: CloseAbort, CloseTimeout // Trace: outcome.startsWith("timed") ? CloseTimeout : CloseAbort
+        moveTo(OPEN);                                          // ArenaOps: CloseAbort, CloseTimeout // Trace: outcome.startsWith("timed") ? CloseTimeout : CloseAbort
         commit(event, 0, System.nanoTime() - waitStart, outcome);
     }
 
@@ -962,7 +1033,7 @@ public final class VmmArena implements AutoCloseable {
 
     /** The bump pointer: bytes of the range handed out, leaked, or claimed by a malloc in flight. */
     public long usedBytes() {
-        return next.get();
+        return next.get() & OFFSETS;
     }
 
     /**
@@ -998,13 +1069,13 @@ public final class VmmArena implements AutoCloseable {
 
     /** Whether a close has completed its drain. */
     public boolean isClosed() {
-        return state == CLOSED;
+        return stateOf(next.get()) == CLOSED;
     }
 
     /** The lifecycle state. */
     @SuppressWarnings("StatementSwitchToExpressionSwitch") // style only: an arrow switch is the same code
     public ArenaState state() {
-        switch (state) {
+        switch (stateOf(next.get())) {
             case OPEN:
                 return ArenaState.OPEN;
             case CLOSING:
@@ -1017,7 +1088,7 @@ public final class VmmArena implements AutoCloseable {
 
     /** The base address and the bytes handed out so far, as the allocator shim registers them. */
     public Range registeredRange() {
-        return new Range(base, next.get());
+        return new Range(base, usedBytes());
     }
 
     /** A snapshot of the counters. */

@@ -45,9 +45,10 @@ class SpecMappingTest {
      */
     private static final Map<String, Set<String>> NOT_STEPS = Map.of(
             "CasBump", Set.of("Recycle", "Operate", "Complete", "Next"),
-            "ArenaOps", Set.of("Terminated", "Goto", "Return", "OpWork", "CloserWork", "CloserFault", "DeadlineStep"),
+            "ArenaOps", Set.of("Terminated", "Quit", "Goto", "Return", "Bump", "Remove", "OpWork", "CloserWork", "CloserFault",
+                    "DeadlineStep"),
             "InFlightDrain", Set.of("OpStep", "CloserProgress", "CloserLive", "CloserStep", "Next"),
-            "InFlightLeases", Set.of("Lease", "GiveSlotBack", "Scanning",
+            "InFlightLeases", Set.of("Lease", "Mark", "MarkVisible", "Unmark", "Exit", "Scanning",
                     "GuardStep", "OpStep", "CloserProgress", "CloserStep", "Next", "KernelOwn"),
             "LockOrdering", Set.of("CallerEnter", "CallerExit", "ThreadNext", "AllocStep", "Next"),
             "ReclaimDevices", Set.of("Drop", "DeviceNext", "Next", "RoundStep", "CleanerStep"));

@@ -65,8 +65,22 @@ class VmmArenaTest {
         assertThrows(IllegalArgumentException.class, () -> VmmArena.open(backend, Long.MAX_VALUE));
         assertThrows(IllegalArgumentException.class, () -> VmmArena.open(backend, Long.MAX_VALUE - G + 2));
         assertEquals(0, backend.reserveCalls.get());
-        VmmArena largest = VmmArena.open(backend, Long.MAX_VALUE - G + 1);
-        assertEquals(Long.MAX_VALUE - G + 1, largest.totalBytes());
+    }
+
+    @Test
+    void totalAboveTheLargestRangeIsRejectedAndTheLargestWorks() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> VmmArena.open(backend, VmmArena.MAX_TOTAL_BYTES - G + 2));
+        assertTrue(e.getMessage().contains("exceeds"), e.getMessage());
+        assertEquals(0, backend.reserveCalls.get());
+        VmmArena largest = VmmArena.open(backend, VmmArena.MAX_TOTAL_BYTES - G + 1);
+        assertEquals(VmmArena.MAX_TOTAL_BYTES - G + 1, largest.totalBytes());
+        long va = largest.malloc(largest.totalBytes());
+        assertEquals(largest.totalBytes(), largest.usedBytes(), "the bump pointer reaches the end of the range");
+        assertEquals(ArenaState.OPEN, largest.state(), "a full range reads as a state");
+        largest.free(va);
+        largest.close();
+        assertTrue(largest.isClosed());
     }
 
     @Test

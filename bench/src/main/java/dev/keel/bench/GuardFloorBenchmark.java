@@ -14,12 +14,12 @@ import org.openjdk.jmh.annotations.Threads;
 
 /**
  * What the in-flight guard alone costs per malloc or free on one thread: an enter, a volatile load
- * of the state (the check that counts) and an exit. {@code lease} is the kernel's guard, {@link
- * InFlightLeases}: a compare-and-set to enter, a release store to leave. {@code ownCell} is the
- * guard of the kernel before it (commit 0c2f9fd): a {@link ThreadLocal} lookup of the thread's own
- * cell, then a release store to enter and one to leave; it needs no atomic instruction, and one
- * cell per thread that ever used the arena. The difference, twice per pair, is what the lease
- * costs the pair on one thread (docs/performance.md, issue 15).
+ * of the state and an exit. {@code lease} is the kernel's guard, {@link InFlightLeases}: the
+ * thread's lease found in the first slots, a release store to mark it and one to clear it (the
+ * kernel's check that counts is the bump's compare-and-set or the table lock, which the pair pays
+ * for anyway). {@code ownCell} is the guard of commit 0c2f9fd: a {@link ThreadLocal} lookup of the
+ * thread's own cell, then a release store to enter and one to leave, with one cell per thread that
+ * ever used the arena. Neither has an atomic instruction of its own (docs/performance.md, issue 23).
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
@@ -57,9 +57,9 @@ public class GuardFloorBenchmark {
     @Benchmark
     @Threads(1)
     public int lease() {
-        int token = leases.enter();
+        InFlightLeases.Lease lease = leases.enter();
         int seen = state;
-        leases.exit(token);
+        leases.exit(lease);
         return seen;
     }
 

@@ -95,14 +95,14 @@ class CheckCommandTest {
             1 t1 1 ArenaOpen total=64 granularity=4 slots=8
             2 t2 1 MallocCheckOpen open=1 size=4
             3 t2 1 Lease slot=1
-            4 t2 1 MallocRecheckOpen open=1 size=4
+            4 t2 1 Mark
             5 t2 1 Request size=3
             6 t2 1 Load seen=0
             7 t2 1 CheckFits
             8 t2 1 CasSucceed next=4 va=0
             9 t2 1 BackendOk
             10 t2 1 MallocInsert
-            11 t2 1 Exit
+            11 t2 1 Unmark
             """;
 
     @Test
@@ -114,12 +114,12 @@ class CheckCommandTest {
 
     @Test
     void aTraceThatDoesNotFitNamesItsEvent(@TempDir Path dir) throws IOException {
-        // The bump before the state check that counts: the order mutant (1) records.
-        String skipped = ONE_MALLOC.replace("4 t2 1 MallocRecheckOpen open=1 size=4\n", "");
+        // The bump before the mark: the order mutant (1) records.
+        String skipped = ONE_MALLOC.replace("4 t2 1 Mark\n", "");
         CommandLine result = CommandLine.run("check", "--trace", write(dir, skipped).toString());
         assertEquals(Keel.EXIT_FAILED, result.status(), result.out() + result.err());
         assertTrue(result.out().contains("InFlightLeases rejects arena 1 at event 3 of 6 (trace line 8): 8 t2 1 CasSucceed")
-                && result.out().contains("enabled instead: MallocRecheckOpen(t2)"), result.out());
+                && result.out().contains("enabled instead: MallocMark(t2)"), result.out());
     }
 
     @Test

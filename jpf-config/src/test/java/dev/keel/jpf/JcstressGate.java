@@ -23,8 +23,9 @@ import java.util.regex.Pattern;
  */
 public final class JcstressGate {
 
-    static final List<String> STRONG = List.of("InFlightLease", "BumpCas", "LiveSlotClaim");
-    static final List<String> WEAK = List.of("InFlightReleaseLease", "BumpReadThenWrite", "LiveSlotReadThenWrite");
+    static final List<String> STRONG = List.of("MarkBeforeBump", "MarkBeforeFreeCheck", "BumpCas", "LiveSlotClaim");
+    static final List<String> WEAK = List.of("MarkBeforeBumpCheckedEarly", "MarkBeforeFreeCheckUnlocked", "BumpReadThenWrite",
+            "LiveSlotReadThenWrite");
 
     private static final Pattern TEST = Pattern.compile("\\[(\\w+)]\\s+dev\\.keel\\.jcstress\\.(\\w+)");
     private static final Pattern ROW = Pattern.compile(

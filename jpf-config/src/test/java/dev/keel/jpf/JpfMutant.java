@@ -21,7 +21,7 @@ import java.util.List;
  */
 enum JpfMutant {
 
-    CHECK_BEFORE_ENTER(KernelMutant.CHECK_BEFORE_ENTER, Expect.CHECK_FAILS),
+    MARK_AFTER_ADMISSION(KernelMutant.MARK_AFTER_ADMISSION, Expect.CHECK_FAILS),
     FREE_WITHOUT_GUARD(KernelMutant.FREE_WITHOUT_GUARD, Expect.CHECK_FAILS),
     COLLECT_UNDER_ALLOCATOR_LOCK(KernelMutant.COLLECT_UNDER_ALLOCATOR_LOCK, Expect.DEADLOCK),
     HOST_LOCK_UNDER_ALLOCATOR_LOCK(KernelMutant.HOST_LOCK_UNDER_ALLOCATOR_LOCK, Expect.DEADLOCK),
@@ -62,13 +62,12 @@ enum JpfMutant {
     FREE_WITHOUT_GUARD_DRAIN(KernelMutant.FREE_WITHOUT_GUARD.description() + ", against closeAndDrain", Driver.DRAIN_FREE,
             Expect.CHECK_FAILS, KernelMutant.FREE_WITHOUT_GUARD.patches()),
 
-    // FreeCloseDriver, not CloseDriver: there the second close only reads the state, under the close
-    // lock, after the first close wrote it, so there is no race to report; here a free reads it
-    // without a lock while the close writes it.
-    PLAIN_STATE("(r) VmmArena.state a plain field, not volatile", Driver.FREE_CLOSE, Expect.RACE,
+    // FreeCloseDriver, not CloseDriver: there no call returns while a close drains, so nothing reads
+    // the field while the close writes it; here a free's exit reads it without a lock.
+    PLAIN_DRAIN_WAITER("(r) VmmArena.drainWaiter a plain field, not volatile", Driver.FREE_CLOSE, Expect.RACE,
             List.of(new Patch("dev/keel/VmmArena.java",
-                    "private volatile int state = OPEN;",
-                    "private int state = OPEN; // MUTANT: not volatile")));
+                    "private volatile @Nullable Thread drainWaiter;",
+                    "private @Nullable Thread drainWaiter; // MUTANT: not volatile")));
 
     /** What JPF must report for the mutant to count as caught: the first line of its "error #1". */
     enum Expect {

@@ -15,26 +15,33 @@ import java.util.List;
  * joiners waited for the next collection (its mutant {@code LateJoin}); the last runs (5) through the linearizability test, to show that it can fail. Every one is in the gate.
  *
  * <p>Not here: the weakening of the in-flight guard that only a weaker memory model than
- * sequential consistency can show (a lease taken by a release store instead of a compare-and-set).
- * Under sequential consistency the store is visible before the check anyway, so Lincheck cannot
- * tell it from the kernel; the jcstress test {@code InFlightReleaseLease} shows the lost record.
+ * sequential consistency can show (a malloc that checks the state with a plain load and bumps
+ * whatever the state, spec mutant {@code CheckBeforeBump}). Under sequential consistency the mark
+ * is visible before the check anyway, so Lincheck cannot tell it from the kernel; the jcstress
+ * tests {@code MarkBeforeBump} and {@code MarkBeforeFreeCheck} show the missed mark.
  */
 enum KernelMutant {
 
-    CHECK_BEFORE_ENTER("(1) state checked before the in-flight lease only (not again after it)",
+    MARK_AFTER_ADMISSION("(1) malloc marks its lease only after its bump admitted it",
             Driver.DRAIN, Expect.CHECK_FAILS,
-            new Patch("dev/keel/VmmArena.java", "boolean stillOpen = state == OPEN; // InFlightLeases: MallocRecheckOpen"
-                    + " // InFlightDrain: MallocEnter, MallocRefused // Trace: MallocRecheckOpen open=stillOpen size=aligned",
-                    "boolean stillOpen = true; // MUTANT: no MallocRecheckOpen, the check before the lease is the only one\n")),
+            new Patch("dev/keel/VmmArena.java", """
+                    InFlightLeases.Lease lease = leases.enter();
+                    try {
+                        long offset = bump(size, aligned); // Trace before: Request size=size
+                    """, """
+                    long offset = bump(size, aligned); // Trace before: Request size=size
+                    InFlightLeases.Lease lease = leases.enter(); // MUTANT: MallocEnter before MallocMark
+                    try {
+                    """)),
 
     FREE_WITHOUT_GUARD("(2) free without the in-flight guard", Driver.FREE_CLOSE, Expect.CHECK_FAILS,
             new Patch("dev/keel/VmmArena.java", """
-                    int lease = leases.enter();
+                    InFlightLeases.Lease lease = leases.enter();
                     try {
-                        boolean stillAccepts = state < SEALED;
+                        Allocation record = table.removeIf(va, acceptsFrees);
                     """, """
-                    try { /* MUTANT: no FreeLease */
-                        boolean stillAccepts = state < SEALED;"""),
+                    try { /* MUTANT: no FreeMark */
+                        Allocation record = table.removeIf(va, acceptsFrees);"""),
             new Patch("dev/keel/VmmArena.java",
                     "exit(lease); // InFlightLeases: FreeExit",
                     "// MUTANT: no FreeExit //")),
@@ -63,7 +70,7 @@ enum KernelMutant {
 
     BLIND_GIVE_BACK("(6) rollback of a failed slot that is no longer the top", Driver.BUMP, Expect.CHECK_FAILS,
             new Patch("dev/keel/VmmArena.java",
-                    "boolean givenBack = next.compareAndSet(offset + aligned, offset);",
+                    "boolean givenBack = giveBack(offset, aligned);",
                     "next.set(offset); // MUTANT: GiveBack without checking that the slot is still the top\n"
                             + "        boolean givenBack = true;")),
 
@@ -136,9 +143,8 @@ enum KernelMutant {
     /** The patches of (12): the kernel before frees ran while closing (ModelExpress's order). */
     private static final class ClosingFreeNoop {
         static final Patch[] PATCHES = {
-            new Patch("dev/keel/VmmArena.java", "boolean accepts = state < SEALED;", "boolean accepts = state == OPEN;"),
-            new Patch("dev/keel/VmmArena.java", "boolean stillAccepts = state < SEALED;",
-                    "boolean stillAccepts = state == OPEN;"),
+            new Patch("dev/keel/VmmArena.java", "acceptsFrees = () -> stateOf(next.get()) < SEALED;",
+                    "acceptsFrees = () -> stateOf(next.get()) == OPEN; // MUTANT: frees refused while closing"),
             new Patch("dev/keel/VmmArena.java", "if (!awaitCloseEnd()) {", "if (true) { // MUTANT: no FreeAwaitClose\n"),
         };
     }
@@ -192,7 +198,7 @@ enum KernelMutant {
      * DrainDriver's close and was first reached at 1,000. A caught run stops at its first failure.
      */
     int invocations() {
-        return this == CHECK_BEFORE_ENTER ? Math.max(1000, catcher.invocations()) : catcher.invocations();
+        return this == MARK_AFTER_ADMISSION ? Math.max(1000, catcher.invocations()) : catcher.invocations();
     }
 
     /** How the catcher must fail. */

@@ -46,15 +46,21 @@ class KernelTestMutantTest {
                         "} else { closeLock.lockInterruptibly(); } if (false) { // MUTANT: the lock wait's deadline ignored\n")),
         SHARED_TRACKER("one tracker and one cleaner thread for every device (the design before per-device cleaning)",
                 List.of("dev.keel.TwoDeviceReclaimTest#aRoundWaitsForAndCountsOnlyItsOwnDevicesCleanings"),
+                // The one tracker is the opening thread's (every device a test or driver opens
+                // shares it), not a static field's: Lincheck restores what static fields reach
+                // between invocations, and the tracker's cleaner thread, which Lincheck does not
+                // run, changed that state under it (Lincheck failed with its own
+                // ConcurrentModificationException instead of the driver's check).
                 new Patch("dev/keel/DeviceAllocator.java",
                         "private static final long NO_BLOCK = 0L;",
-                        "private static final long NO_BLOCK = 0L; static final ReclaimTracker SHARED = new ReclaimTracker(\"shared\"); // MUTANT"),
+                        "private static final long NO_BLOCK = 0L; static final ThreadLocal<ReclaimTracker> SHARED ="
+                                + " ThreadLocal.withInitial(() -> new ReclaimTracker(\"shared\")); // MUTANT"),
                 new Patch("dev/keel/DeviceAllocator.java",
                         "this.reclaimTracker = new ReclaimTracker(name);",
-                        "this.reclaimTracker = SHARED; // MUTANT: every device's buffers in one tracker"),
+                        "this.reclaimTracker = SHARED.get(); // MUTANT: every device's buffers in one tracker"),
                 new Patch("dev/keel/VmmArena.java",
                         ": new ReclaimTracker(\"arena-\" + ARENAS_OPENED.incrementAndGet());",
-                        ": DeviceAllocator.SHARED; // MUTANT: and every arena's")),
+                        ": DeviceAllocator.SHARED.get(); // MUTANT: and every arena's")),
         REFUSAL_PASSES_THROUGH("a device's out-of-memory passes through as a plain failure: no pressure round",
                 List.of("dev.keel.CapacityLimitedBackendTest#aDeviceRefusalRunsThePressurePathAndTheRetryGetsTheCollectedMemory",
                         "dev.keel.CapacityLimitedBackendTest#aDeviceThatKeepsRefusingEndsInOutOfMemoryWithTheRefusalAsCauseAndNoBlockKept"),

@@ -8,6 +8,7 @@ import java.util.AbstractList;
 import java.util.List;
 import java.util.Objects;
 import java.util.RandomAccess;
+import java.util.function.BooleanSupplier;
 import java.util.function.ToLongFunction;
 
 import org.jspecify.annotations.Nullable;
@@ -53,7 +54,7 @@ import org.jspecify.annotations.Nullable;
  *
  * <p><b>Concurrency.</b> A segment's fields are read and written only while holding its lock;
  * {@link #put} and {@link #remove} take exactly one segment lock and never call out while holding
- * it, so a holder never blocks, and waits for nothing but another table operation of bounded
+ * it ({@link #removeIf} asks its condition, the arena's read of its state), so a holder never blocks, and waits for nothing but another table operation of bounded
  * length (a resize being the longest). {@link #size}, {@link #bytes}, {@link #snapshot} and
  * {@link #clear} take every segment lock in index order and release them in reverse, so each is atomic with respect to
  * all other operations (linearizable); the fixed order and the single lock of {@code put}/{@code
@@ -108,10 +109,36 @@ public final class AllocationTable {
         segments[segmentIndex(hash)].put(va, size, handle, hash);
     }
 
+    /** What {@link #removeIf} returns when its condition refused the remove (compare by identity). */
+    public static final Allocation REFUSED = new Allocation(0, 0, 0);
+
+    private static final BooleanSupplier ALWAYS = () -> true;
+
     /** Removes the record of {@code va} and returns it, or returns null if there is none. */
     public @Nullable Allocation remove(long va) {
+        return removeIf(va, ALWAYS);
+    }
+
+    /**
+     * As {@link #remove}, if {@code admits} answers true when asked under the segment lock that
+     * the remove takes; otherwise returns {@link #REFUSED} and changes nothing. A writer that then
+     * takes and releases that lock ({@link #sweepLocks}) orders itself with the remove either way:
+     * the remove has ended, or it sees what the writer wrote before.
+     */
+    public @Nullable Allocation removeIf(long va, BooleanSupplier admits) {
         long hash = hash(va);
-        return segments[segmentIndex(hash)].remove(va, hash);
+        return segments[segmentIndex(hash)].remove(va, hash, admits);
+    }
+
+    /**
+     * Takes and releases every segment lock, one at a time: every put or remove that held one
+     * when this started has ended, and every one after it sees what the caller wrote before.
+     */
+    public void sweepLocks() {
+        for (Segment segment : segments) {
+            segment.lock();
+            segment.unlock();
+        }
     }
 
     /**
@@ -301,11 +328,14 @@ public final class AllocationTable {
             }
         }
 
-        @Nullable Allocation remove(long va, long hash) {
+        @Nullable Allocation remove(long va, long hash, BooleanSupplier admits) {
             long size;
             long handle;
             lock();
             try {
+                if (!admits.getAsBoolean()) {
+                    return REFUSED;
+                }
                 int slot = slotOf(va, hash);
                 if (slot < 0) {
                     return null;

@@ -1,79 +1,81 @@
 package dev.keel.internal;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.locks.LockSupport;
 
+import org.jspecify.annotations.Nullable;
+
 /**
- * The in-flight guard of one arena: a bounded set of lease slots. A malloc or free leases a free
- * slot for exactly the length of the call and gives it back when the call returns; a closer
- * waits until every slot is free. So the guard's size is bounded by how many calls are in flight
- * at once, never by how many threads have ever used the arena, and a thread that used it leaves
- * nothing behind (spec {@code InFlightLeases}, which refines {@code InFlightDrain}'s single
- * counter).
+ * The in-flight guard of one arena: slots that threads lease and keep, and a mark in each lease
+ * that only its thread writes. A malloc or free marks its thread's lease for the length of the
+ * call; a closer waits until it has seen every slot empty or unmarked. The guard's size is bounded
+ * by the first chunk of slots plus the calls in flight at once, never by how many threads have used
+ * the arena (spec {@code InFlightLeases}, which refines {@code InFlightDrain}'s single counter).
  *
  * <h2>Algorithm</h2>
  *
- * <p><b>Slots.</b> A slot holds {@code null} when free and the leasing thread while leased. Slots
- * are published in chunks; the first has {@link #FIRST_CHUNK_SLOTS} slots (twice the processors,
- * at least 8, a power of two), each next one twice as many as the one before. Chunks are
- * appended, never removed, and published through one volatile array of chunks, copied on growth.
- * In the first chunk two slots lie {@link #PADDED_STRIDE} references apart, more than a cache
- * line, so running threads leasing different slots never write the same line. A later chunk
- * exists only because more calls were in flight at once than the first has slots, which takes
- * calls that wait inside the guard (a virtual thread parked in a backend call, or yielding to
- * take a table lock), so its slots are packed: mostly held by waiting calls, they cost 4 bytes
- * each rather than 128.
+ * <p><b>Slots.</b> A slot holds {@code null} or a {@link Lease}. Slots are published in chunks;
+ * the first has {@link #FIRST_CHUNK_SLOTS} slots (twice the processors, at least 8, a power of
+ * two), each next one twice as many as the one before. Chunks are appended, never removed, and
+ * published through one volatile array of chunks, copied on growth.
  *
- * <p><b>Lease.</b> A thread starts at a home slot, its identity hash (kept per thread), and probes
- * the slots of each chunk in turn from there: it reads a slot and, if it is free, compares-and-
- * sets it from {@code null} to itself. Threads with different homes never contend; a collision
- * costs a failed read (or compare-and-set) and a step to the next slot. When every published slot
- * is held, the thread appends a chunk under a lock and leases from it. A nested call (a backend
- * call of the arena calling malloc or free on the same thread) leases a second slot.
+ * <p><b>Leases.</b> A thread finds its lease of this guard in one of the first two slots (where the
+ * first threads to use the arena keep theirs: one read each, no lookup) or in a thread-local.
+ * Without one (or when the one it had was given back) it leases a slot: it probes the slots of
+ * each chunk in order and compares-and-sets the first that is empty, or whose lessee has ended,
+ * to a lease of its own; when every published slot is held by a live thread it appends
+ * a chunk under a lock. A lease in the first chunk is kept across calls: the thread's next call
+ * marks it with no atomic instruction at all. A lease in a later chunk is given back when the
+ * call that took it returns, so later chunks hold only calls in flight. A lease is taken from
+ * another thread only once {@link Thread#isAlive()} says that thread has ended: everything it did
+ * happens-before that answer, so it will never write the lease's mark again.
  *
- * <p><b>Give back</b> is a release store of {@code null}: it publishes every write of the call to
- * a closer whose load sees the slot free.
+ * <p><b>Marks.</b> The lessee writes its lease's depth (calls of this thread in flight in this
+ * arena; a backend call of the arena may call malloc or free on the same thread) with release
+ * stores, plain stores on x86 and ARM: {@link #enter()} adds one, {@link #exit} takes one away.
+ * What makes a mark visible to a closer in time is the caller's own next synchronizing step, the
+ * one that admits the call: the bump's compare-and-set on the arena's {@code next}, which also
+ * holds its state, or the table lock under which a free checks the state ({@code VmmArena}'s
+ * class comment gives the argument). The release store of the exit publishes every write of the
+ * call to a closer whose load sees the depth back at zero.
  *
  * <p><b>Drain.</b> {@link #awaitAllFree} reads the chunks, then waits for each slot in turn to be
- * free. It never sees all slots free at one instant: a slot it has passed may be leased again.
- * That is sound because of the order the arena keeps, {@code VmmArena}'s class comment gives the
- * argument: every caller leases, then loads the state, and the closer stores {@code CLOSING}
- * before it reads the chunks; so a lease the closer does not see is followed by a load that sees
- * {@code CLOSING}, and that call leaves without touching the arena. A wait with a deadline gives
- * up at a held slot once the deadline has passed (spec {@code ArenaOps}, {@code CloseTimeout}).
- *
- * <p>The compare-and-set of the lease is the one atomic read-modify-write of the guard on the
- * hot path, and it is also what orders the lease before the caller's load of the state (a
- * release store would not: a load may pass an earlier store, see the jcstress tests
- * {@code InFlightLease} and {@code InFlightReleaseLease}).
+ * empty or its lease unmarked, reading the slot afresh each time. It never sees all slots free at
+ * one instant: a slot it has passed may be marked again. That is sound because every call marks
+ * its lease before the step that admits it, and the closer changes the state before it reads the
+ * chunks: a call the closer does not see is admitted after that change, so it sees it and is
+ * refused. A wait with a deadline gives up at a marked slot once the deadline has passed (spec
+ * {@code ArenaOps}, {@code CloseTimeout}).
  */
 public final class InFlightLeases {
 
+    /** Slots of the first chunk a call looks at for its thread's lease before its thread-local. */
+    private static final int LOOKED_AT_FIRST = 2;
     /** Slots in the first chunk. */
     static final int FIRST_CHUNK_SLOTS =
             Math.max(8, Integer.highestOneBit(Math.max(1, 2 * Runtime.getRuntime().availableProcessors() - 1)) << 1);
-    /** References from one slot to the next in the first chunk: 128 bytes with compressed references. */
-    private static final int PADDED_STRIDE = 32;
-    /** Bits of a lease token that name the slot within its chunk. */
-    private static final int SLOT_BITS = 24;
-    private static final int SLOT_MASK = (1 << SLOT_BITS) - 1;
-    /** How often the closer re-checks a held slot before it parks. */
+    /** How often the closer re-checks a marked slot before it parks. */
     private static final int SPINS_BEFORE_PARK = 100;
-    /** The closer's first park while a slot is held; each further park doubles it. */
+    /** The closer's first park while a slot is marked; each further park doubles it. */
     private static final long MIN_PARK_NANOS = 10_000;
-    /** The longest the closer parks before it re-checks a held slot. */
+    /** The longest the closer parks before it re-checks a marked slot. */
     private static final long MAX_PARK_NANOS = 1_000_000;
 
     private final Object growth = new Object();
-    private volatile AtomicReferenceArray<Thread>[] chunks;
+    private volatile AtomicReferenceArray<@Nullable Lease>[] chunks;
+    private final AtomicReferenceArray<@Nullable Lease> first = new AtomicReferenceArray<>(FIRST_CHUNK_SLOTS);
+    /** Each thread's lease of this guard, gone with the thread. */
+    private final ThreadLocal<@Nullable Lease> mine = new ThreadLocal<>();
 
-    /** A guard with one chunk of {@link #FIRST_CHUNK_SLOTS} free slots. */
-    @SuppressWarnings({"unchecked", "rawtypes"}) // no generic array creation in Java; it holds only <Thread> chunks
+    /** A guard with one chunk of {@link #FIRST_CHUNK_SLOTS} empty slots. */
+    @SuppressWarnings({"unchecked", "rawtypes"}) // no generic array creation in Java; it holds only <Lease> chunks
     public InFlightLeases() {
-        chunks = new AtomicReferenceArray[] {new AtomicReferenceArray<>(FIRST_CHUNK_SLOTS * PADDED_STRIDE)};
+        chunks = new AtomicReferenceArray[] {first};
     }
 
     /** Slots in the first chunk (the spec's {@code InitialSlots}). */
@@ -81,53 +83,114 @@ public final class InFlightLeases {
         return FIRST_CHUNK_SLOTS;
     }
 
-    /** References from one slot of chunk {@code c} to the next. */
-    private static int stride(int c) {
-        return c == 0 ? PADDED_STRIDE : 1;
+    /** A lease's owner, read by every thread whose fast path looks at the lease's slot. */
+    abstract static class LeaseOwner {
+        final Thread owner;
+
+        LeaseOwner(Thread owner) {
+            this.owner = owner;
+        }
     }
 
     /**
-     * Leases a free slot for the calling thread and returns the token that {@link #exit} takes.
-     * The compare-and-set that leases is a full fence: the caller's next load of the arena's
-     * state cannot be satisfied before it.
+     * A cache line and more between the owner, which other threads read on every call, and the
+     * depth, which the owner writes on every call (superclass fields are laid out first).
      */
-    public int enter() {
-        Thread me = Thread.currentThread();
-        int home = HOMES.get();
-        AtomicReferenceArray<Thread>[] seen = chunks;
-        for (int c = 0; c < seen.length; c++) {
-            int slot = tryLease(seen[c], stride(c), home, me, c);
-            if (slot >= 0) {
-                return token(c, slot);
-            }
-        }
-        return leaseGrown(me, home, seen.length);
-    }
+    @SuppressWarnings("unused") // padding only
+    abstract static class LeasePadding extends LeaseOwner {
+        private long p1, p2, p3, p4, p5, p6, p7, p8;
 
-    /** Gives back the slot of {@code token}: a release store of {@code null}. */
-    public void exit(int token) {
-        int c = token >>> SLOT_BITS;
-        chunks[c].setRelease((token & SLOT_MASK) * stride(c), null); // InFlightLeases: MallocExit, FreeExit, UnleaseRefused // Trace: Exit
-    }
-
-    /** Whether the calling thread holds a slot: it is inside a malloc or free of this arena. */
-    public boolean heldByCurrentThread() {
-        Thread me = Thread.currentThread();
-        AtomicReferenceArray<Thread>[] seen = chunks;
-        for (int c = 0; c < seen.length; c++) {
-            for (int at = 0; at < seen[c].length(); at += stride(c)) {
-                if (seen[c].get(at) == me) {
-                    return true;
-                }
-            }
+        LeasePadding(Thread owner) {
+            super(owner);
         }
-        return false;
     }
 
     /**
-     * Waits until each slot published when it starts has been seen free, one after another. It
-     * spins briefly on a held slot, then parks with a timeout that doubles up to a millisecond;
-     * a caller giving a slot back may unpark it, but need not (its give-back has no fence).
+     * One thread's lease of one slot. {@code depth} is written only by its owner; {@code chunk}
+     * and {@code slot} only by the owner, while it holds no mark.
+     */
+    public static final class Lease extends LeasePadding {
+        private static final VarHandle DEPTH;
+
+        static {
+            try {
+                DEPTH = MethodHandles.lookup().findVarHandle(Lease.class, "depth", int.class);
+            } catch (ReflectiveOperationException e) {
+                throw new ExceptionInInitializerError(e);
+            }
+        }
+
+        /** Read as a volatile; written with release stores through DEPTH. */
+        private volatile int depth;
+        /** The chunk of the slot it holds; -1 while it holds none. */
+        private int chunk = -1;
+        private int slot;
+
+        Lease(Thread owner) {
+            super(owner);
+        }
+
+        /** Calls of the owner in flight, as another thread may see them. */
+        int depth() {
+            return depth;
+        }
+    }
+
+    /**
+     * Marks the calling thread's lease, leasing a slot first if it has none, and returns the lease
+     * for {@link #exit}. The mark is a release store: it reaches a closer through the caller's next
+     * synchronizing step, which must come before the caller's check of the state.
+     */
+    public Lease enter() {
+        Lease lease = ownLease(Thread.currentThread());
+        Lease.DEPTH.setRelease(lease, lease.depth + 1);       // InFlightLeases: MallocMark, FreeMark // Trace: Mark
+        return lease;
+    }
+
+    /**
+     * The caller's lease: found in one of the first {@value #LOOKED_AT_FIRST} slots (where the
+     * first threads to use the arena keep theirs), else in its thread-local, else leased now.
+     */
+    private Lease ownLease(Thread me) {
+        for (int at = 0; at < LOOKED_AT_FIRST; at++) {
+            Lease held = first.get(at);
+            if (held != null && held.owner == me) {
+                return held;
+            }
+        }
+        Lease lease = mine.get();
+        return lease != null && lease.chunk >= 0 ? lease : lease(lease);
+    }
+
+    /**
+     * Takes the mark of {@code lease} away (a release store) and, once the thread has no call in
+     * flight, gives back a lease that lies past the first chunk.
+     */
+    public void exit(Lease lease) {
+        int depth = lease.depth - 1;
+        Lease.DEPTH.setRelease(lease, depth);                   // InFlightLeases: MallocExit, FreeExit, MallocUnmarkRefused, FreeUnmarkRefused // Trace: Unmark
+        if (depth == 0 && lease.chunk > 0) {
+            unlease(lease);
+        }
+    }
+
+    /** Gives back a lease past the first chunk: only its owner ever empties a slot it holds. */
+    private void unlease(Lease lease) {
+        chunks[lease.chunk].setRelease(lease.slot, null);      // InFlightLeases: Unlease // Trace: Unlease
+        lease.chunk = -1;
+    }
+
+    /** Whether the calling thread is inside a malloc or free of this arena. */
+    public boolean heldByCurrentThread() {
+        Lease lease = mine.get();
+        return lease != null && lease.depth() > 0;
+    }
+
+    /**
+     * Waits until each slot published when it starts has been seen empty or unmarked, one after
+     * another. It spins briefly on a marked slot, then parks with a timeout that doubles up to a
+     * millisecond; a call clearing its mark may unpark it, but need not (its release store has no
+     * fence before the load that decides).
      *
      * @throws InterruptedException if interrupted while waiting; the interrupt flag is cleared
      */
@@ -137,7 +200,7 @@ public final class InFlightLeases {
 
     /**
      * As {@link #awaitAllFree(Object)}, but gives up once {@link System#nanoTime()} has reached
-     * {@code deadline}; returns whether every slot was seen free. Only a slot found held can make
+     * {@code deadline}; returns whether every slot was seen free. Only a slot found marked can make
      * it give up: a scan that finds every slot free returns true even after the deadline.
      *
      * @throws InterruptedException if interrupted while waiting; the interrupt flag is cleared
@@ -147,9 +210,9 @@ public final class InFlightLeases {
     }
 
     private boolean awaitAllFree(Object blocker, boolean timed, long deadline) throws InterruptedException {
-        AtomicReferenceArray<Thread>[] seen = chunks;            // InFlightLeases: CloseReadSlots // Trace: CloseReadSlots slots=slotsOf(seen)
+        AtomicReferenceArray<@Nullable Lease>[] seen = chunks;   // InFlightLeases: CloseReadSlots // Trace: CloseReadSlots slots=slotsOf(seen)
         for (int c = 0; c < seen.length; c++) {
-            for (int at = 0; at < seen[c].length(); at += stride(c)) {
+            for (int at = 0; at < seen[c].length(); at++) {
                 if (!awaitFree(seen[c], at, blocker, timed, deadline)) { // InFlightLeases: CloseScanSlot
                     return false;
                 }
@@ -158,19 +221,31 @@ public final class InFlightLeases {
         return true;                                            // InFlightLeases: CloseDrained // Trace before: CloseDrained
     }
 
-    /** The threads that hold a slot now: each is inside a malloc or free of this arena. */
+    /** The threads with a call in flight now: each is inside a malloc or free of this arena. */
     public List<Thread> holders() {
         List<Thread> holders = new ArrayList<>();
-        AtomicReferenceArray<Thread>[] seen = chunks;
-        for (int c = 0; c < seen.length; c++) {
-            for (int at = 0; at < seen[c].length(); at += stride(c)) {
-                Thread holder = seen[c].get(at);
-                if (holder != null) {
-                    holders.add(holder);
+        for (AtomicReferenceArray<@Nullable Lease> chunk : chunks) {
+            for (int at = 0; at < chunk.length(); at++) {
+                Lease lease = chunk.get(at);
+                if (lease != null && lease.depth() > 0) {
+                    holders.add(lease.owner);
                 }
             }
         }
         return holders;
+    }
+
+    /** Slots that hold a lease now, marked or not (tests check what is kept with it). */
+    public int leasesHeld() {
+        int held = 0;
+        for (AtomicReferenceArray<@Nullable Lease> chunk : chunks) {
+            for (int at = 0; at < chunk.length(); at++) {
+                if (chunk.get(at) != null) {
+                    held++;
+                }
+            }
+        }
+        return held;
     }
 
     /** Slots published so far (tests check the bound with it). */
@@ -178,24 +253,24 @@ public final class InFlightLeases {
         return slotsOf(chunks);
     }
 
-    private static int slotsOf(AtomicReferenceArray<Thread>[] seen) {
+    private static int slotsOf(AtomicReferenceArray<@Nullable Lease>[] seen) {
         int slots = 0;
-        for (int c = 0; c < seen.length; c++) {
-            slots += seen[c].length() / stride(c);
+        for (AtomicReferenceArray<@Nullable Lease> chunk : seen) {
+            slots += chunk.length();
         }
         return slots;
     }
 
     /**
-     * Waits until the slot at {@code at} is free; false if {@code timed} and the deadline came
-     * first. A read that finds the slot free is the scan's step.
+     * Waits until the slot at {@code at} is empty or unmarked; false if {@code timed} and the
+     * deadline came first. A read that finds it so is the scan's step.
      */
-    private boolean awaitFree(AtomicReferenceArray<Thread> chunk, int at, Object blocker,
+    private boolean awaitFree(AtomicReferenceArray<@Nullable Lease> chunk, int at, Object blocker,
                               boolean timed, long deadline) throws InterruptedException {
         int spins = 0;
         long parkNanos = MIN_PARK_NANOS;
         while (true) {
-            boolean free = chunk.get(at) == null;               // Trace: free ? CloseScanSlot
+            boolean free = isFree(chunk.get(at));               // Trace: free ? CloseScanSlot
             if (free) {
                 return true;
             }
@@ -216,21 +291,46 @@ public final class InFlightLeases {
         }
     }
 
+    private static boolean isFree(@Nullable Lease lease) {
+        return lease == null || lease.depth() == 0;
+    }
+
     /**
-     * The slot of chunk number {@code c} that {@code me} leased, probing from {@code home}; -1 if
-     * all are held. The read before the compare-and-set spares a held slot's line a write.
+     * Leases a slot for the calling thread: {@code given}, its lease that was given back, or a new
+     * one. Probes the published chunks in order, appending chunks until it gets one.
      */
-    private int tryLease(AtomicReferenceArray<Thread> chunk, int stride, int home, Thread me, int c) {
-        int slots = chunk.length() / stride;
-        for (int probe = 0; probe < slots; probe++) {
-            int slot = (home + probe) & (slots - 1);
-            int at = slot * stride;
-            boolean leased = chunk.get(at) == null && chunk.compareAndSet(at, null, me); // InFlightLeases: MallocLease, FreeLease // Trace: leased ? Lease slot=slotNumber(c,slot)
+    private Lease lease(@Nullable Lease given) {
+        Lease lease = given != null ? given : new Lease(Thread.currentThread());
+        AtomicReferenceArray<@Nullable Lease>[] seen = chunks;
+        for (int c = 0; ; c++) {
+            if (c == seen.length) {
+                seen = append(c);
+            }
+            if (tryLease(seen[c], lease, c)) {
+                if (given == null) {
+                    mine.set(lease);
+                }
+                return lease;
+            }
+            seen = chunks;
+        }
+    }
+
+    /**
+     * Whether {@code lease} got a slot of chunk number {@code c}, the first that is empty or whose
+     * lessee has ended. The read before the compare-and-set spares a held slot's line a write.
+     */
+    private boolean tryLease(AtomicReferenceArray<@Nullable Lease> chunk, Lease lease, int c) {
+        for (int slot = 0; slot < chunk.length(); slot++) {
+            Lease held = chunk.get(slot);
+            boolean leased = (held == null || !held.owner.isAlive()) && chunk.compareAndSet(slot, held, lease); // InFlightLeases: MallocLease, FreeLease // Trace: leased ? Lease slot=slotNumber(c,slot)
             if (leased) {
-                return slot;
+                lease.chunk = c;
+                lease.slot = slot;
+                return true;
             }
         }
-        return -1;
+        return false;
     }
 
     /**
@@ -241,31 +341,15 @@ public final class InFlightLeases {
         return c == 0 ? slot + 1 : (FIRST_CHUNK_SLOTS << c) - FIRST_CHUNK_SLOTS + slot + 1;
     }
 
-    /** Every slot of the first {@code full} chunks was held: lease from a later chunk, appending one if need be. */
-    private int leaseGrown(Thread me, int home, int full) {
-        int c = full;
-        while (true) {
-            AtomicReferenceArray<Thread>[] seen = chunks;
-            if (c == seen.length) {
-                seen = append(c);
-            }
-            int slot = tryLease(seen[c], stride(c), home, me, c);
-            if (slot >= 0) {
-                return token(c, slot);
-            }
-            c++;
-        }
-    }
-
     /** Publishes chunk number {@code c} unless another thread already has; returns the chunks. */
-    private AtomicReferenceArray<Thread>[] append(int c) {
+    private AtomicReferenceArray<@Nullable Lease>[] append(int c) {
         synchronized (growth) {
-            AtomicReferenceArray<Thread>[] seen = chunks;
+            AtomicReferenceArray<@Nullable Lease>[] seen = chunks;
             if (seen.length == c) {
-                if (Integer.numberOfTrailingZeros(FIRST_CHUNK_SLOTS) + c > SLOT_BITS) {
-                    throw new IllegalStateException("more than 2^" + SLOT_BITS + " calls in flight at once");
+                if (Integer.numberOfTrailingZeros(FIRST_CHUNK_SLOTS) + c > 24) {
+                    throw new IllegalStateException("more than 2^24 calls in flight at once");
                 }
-                AtomicReferenceArray<Thread>[] grown = Arrays.copyOf(seen, c + 1);
+                AtomicReferenceArray<@Nullable Lease>[] grown = Arrays.copyOf(seen, c + 1);
                 grown[c] = new AtomicReferenceArray<>(FIRST_CHUNK_SLOTS << c);
                 chunks = grown;                                 // InFlightLeases: GrowSlots // Trace: GrowSlots slots=slotsOf(grown)
                 return grown;
@@ -273,23 +357,4 @@ public final class InFlightLeases {
             return seen;
         }
     }
-
-    private static int token(int chunk, int slot) {
-        return chunk << SLOT_BITS | slot;
-    }
-
-    /**
-     * Each thread's home slot, one boxed integer per thread for every arena, gone with the thread:
-     * its identity hash, already random (a per-thread xorshift in HotSpot), folded so that a small
-     * mask sees its high bits too. Kept rather than computed per call: once a thread's monitor is
-     * inflated (another thread joined it, for one), HotSpot computes the identity hash in the
-     * runtime instead of the compiled code, 19 ns of a 75 ns pair on AMD EPYC, paid twice per
-     * pair. Not the thread id: ids differ between an execution and its replay under Lincheck
-     * (drivers' threads are new in each invocation), identity hashes are what Lincheck and JPF
-     * make deterministic.
-     */
-    private static final ThreadLocal<Integer> HOMES = ThreadLocal.withInitial(() -> {
-        int h = System.identityHashCode(Thread.currentThread());
-        return h ^ (h >>> 16);
-    });
 }

@@ -2,6 +2,7 @@ package dev.keel.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -14,11 +15,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 
@@ -37,6 +41,60 @@ class AllocationTableTest {
         assertNull(table.remove(BASE + GRANULE));
         assertNull(table.remove(BASE + 7 * GRANULE));
         assertEquals(1, table.size());
+    }
+
+    @Test
+    void removeIfAsksItsConditionUnderTheLockAndARefusalChangesNothing() {
+        AllocationTable table = new AllocationTable();
+        table.put(BASE, GRANULE, 11);
+        List<Boolean> heldWhenAsked = new ArrayList<>();
+        assertSame(AllocationTable.REFUSED, table.removeIf(BASE, () -> {
+            heldWhenAsked.add(!lockFree(table));
+            return false;
+        }));
+        assertEquals(List.of(true), heldWhenAsked, "the condition was asked outside the segment lock");
+        assertEquals(1, table.size());
+        assertEquals(GRANULE, table.bytes());
+        assertNull(table.removeIf(BASE + GRANULE, () -> true), "an unknown address is not a refusal");
+        assertEquals(new Allocation(BASE, GRANULE, 11), table.removeIf(BASE, () -> true));
+        assertEquals(0, table.size());
+    }
+
+    @Test
+    void sweepLocksWaitsForAHolderOfASegmentLock() throws Exception {
+        AllocationTable table = new AllocationTable();
+        table.put(BASE, GRANULE, 11);
+        CountDownLatch inside = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        Thread holder = Thread.ofPlatform().start(() -> table.removeIf(BASE, () -> {
+            inside.countDown();
+            try {
+                release.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            return false;
+        }));
+        inside.await();
+        CompletableFuture<Void> sweep = CompletableFuture.runAsync(table::sweepLocks);
+        assertThrows(TimeoutException.class, () -> sweep.get(200, TimeUnit.MILLISECONDS),
+                "the sweep passed a segment lock another thread held");
+        release.countDown();
+        sweep.get(10, TimeUnit.SECONDS);
+        holder.join();
+    }
+
+    /** Whether every segment lock is free now: a sweep that returns at once. */
+    private static boolean lockFree(AllocationTable table) {
+        CompletableFuture<Void> sweep = CompletableFuture.runAsync(table::sweepLocks);
+        try {
+            sweep.get(100, TimeUnit.MILLISECONDS);
+            return true;
+        } catch (TimeoutException held) {
+            return false;
+        } catch (Exception e) {
+            throw new AssertionError(e);
+        }
     }
 
     @Test

@@ -2,69 +2,88 @@ package dev.keel.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.util.HashSet;
-import java.util.Set;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * The lease guard alone, on one thread or two: what a lease holds, when the guard grows, and
- * what the closer's wait waits for. The interleavings of leases with a closer are model-checked
- * elsewhere (spec InFlightLeases; Lincheck and jcstress in jpf-config).
+ * The guard alone, on one thread or a few: which lease a call marks, when a lease is kept, given
+ * back or taken over, when the guard grows, and what the closer's wait waits for. The
+ * interleavings of marks with a closer are model-checked elsewhere (spec InFlightLeases; Lincheck,
+ * JPF and jcstress in jpf-config).
  */
 @Timeout(60)
 class InFlightLeasesTest {
 
     @Test
-    void aLeaseIsHeldUntilItsExitAndANestedOneTakesAnotherSlot() {
+    void aThreadKeepsItsLeaseAcrossCallsAndANestedCallMarksItAgain() {
         InFlightLeases leases = new InFlightLeases();
         assertFalse(leases.heldByCurrentThread());
-        int outer = leases.enter();
-        int nested = leases.enter();
-        assertTrue(outer != nested, "two leases of one thread share a slot");
+        InFlightLeases.Lease outer = leases.enter();
+        InFlightLeases.Lease nested = leases.enter();
+        assertSame(outer, nested, "a thread has one lease of a guard");
         leases.exit(nested);
-        assertTrue(leases.heldByCurrentThread(), "the outer lease is still held");
+        assertTrue(leases.heldByCurrentThread(), "the outer call is still in flight");
         leases.exit(outer);
         assertFalse(leases.heldByCurrentThread());
+        assertSame(outer, leases.enter(), "the lease was not kept");
+        assertEquals(1, leases.leasesHeld());
         assertEquals(InFlightLeases.FIRST_CHUNK_SLOTS, leases.slotCount());
     }
 
     @Test
-    void theGuardGrowsOnlyWhenEverySlotIsHeldAndKeepsWhatItGrew() {
+    void aLeasePastTheFirstChunkIsGivenBackWhenItsCallReturns() throws Exception {
         InFlightLeases leases = new InFlightLeases();
         int first = InFlightLeases.FIRST_CHUNK_SLOTS;
-        Set<Integer> tokens = new HashSet<>();
-        for (int i = 0; i < first; i++) {
-            tokens.add(leases.enter());
-        }
-        assertEquals(first, leases.slotCount(), "grew before every slot was held");
-        tokens.add(leases.enter());
+        CountDownLatch release = new CountDownLatch(1);
+        List<Thread> keepers = startKeepers(leases, first, release);
+        assertEquals(first, leases.leasesHeld());
+        InFlightLeases.Lease overflow = leases.enter();
         assertEquals(3 * first, leases.slotCount(), "the second chunk has twice the first's slots");
-        assertEquals(first + 1, tokens.size(), "a slot was leased twice");
-        tokens.forEach(leases::exit);
-        assertFalse(leases.heldByCurrentThread());
+        assertEquals(first + 1, leases.leasesHeld());
+        leases.exit(overflow);
+        assertEquals(first, leases.leasesHeld(), "the lease of the second chunk was kept");
         for (int round = 0; round < 1000; round++) {
             leases.exit(leases.enter());
         }
-        assertEquals(3 * first, leases.slotCount());
+        assertEquals(3 * first, leases.slotCount(), "grew again although a slot was free");
+        release.countDown();
+        for (Thread keeper : keepers) {
+            keeper.join();
+        }
     }
 
     @Test
-    void awaitAllFreeWaitsForEveryHeldSlotIncludingOnesOfALaterChunk() throws Exception {
+    void theLeaseOfAThreadThatHasEndedIsTakenOver() throws Exception {
         InFlightLeases leases = new InFlightLeases();
-        int[] held = new int[InFlightLeases.FIRST_CHUNK_SLOTS + 1];
-        for (int i = 0; i < held.length; i++) {
-            held[i] = leases.enter();
+        int first = InFlightLeases.FIRST_CHUNK_SLOTS;
+        CountDownLatch release = new CountDownLatch(1);
+        List<Thread> keepers = startKeepers(leases, first, release);
+        release.countDown();
+        for (Thread keeper : keepers) {
+            keeper.join();
         }
-        for (int i = 0; i < held.length - 1; i++) {
-            leases.exit(held[i]);
-        }
+        assertEquals(first, leases.leasesHeld(), "the ended threads' leases are still in their slots");
+        leases.exit(leases.enter());
+        assertEquals(first, leases.slotCount(), "grew instead of taking over an ended thread's lease");
+        assertEquals(first, leases.leasesHeld());
+    }
+
+    @Test
+    void awaitAllFreeWaitsForEveryMarkedLeaseIncludingOneOfALaterChunk() throws Exception {
+        InFlightLeases leases = new InFlightLeases();
+        CountDownLatch release = new CountDownLatch(1);
+        List<Thread> keepers = startKeepers(leases, InFlightLeases.FIRST_CHUNK_SLOTS, release);
+        InFlightLeases.Lease marked = leases.enter();
         CompletableFuture<Void> drained = CompletableFuture.runAsync(() -> {
             try {
                 leases.awaitAllFree(this);
@@ -73,24 +92,38 @@ class InFlightLeasesTest {
             }
         });
         assertThrows(TimeoutException.class, () -> drained.get(200, TimeUnit.MILLISECONDS),
-                "returned while a slot of the second chunk was held");
-        leases.exit(held[held.length - 1]);
+                "returned while a lease of the second chunk was marked");
+        assertEquals(List.of(Thread.currentThread()), leases.holders());
+        leases.exit(marked);
         drained.get(10, TimeUnit.SECONDS);
+        release.countDown();
+        for (Thread keeper : keepers) {
+            keeper.join();
+        }
+    }
+
+    @Test
+    void aDeadlineEndsTheWaitAtAMarkedLease() throws Exception {
+        InFlightLeases leases = new InFlightLeases();
+        InFlightLeases.Lease marked = leases.enter();
+        assertFalse(leases.awaitAllFree(this, System.nanoTime() + 1_000_000));
+        leases.exit(marked);
+        assertTrue(leases.awaitAllFree(this, System.nanoTime()), "a scan that finds every lease clear succeeds");
     }
 
     @Test
     void anInterruptEndsTheWaitAndClearsTheFlag() throws Exception {
         InFlightLeases leases = new InFlightLeases();
-        int token = leases.enter();
+        InFlightLeases.Lease marked = leases.enter();
         Thread.currentThread().interrupt();
         assertThrows(InterruptedException.class, () -> leases.awaitAllFree(this));
         assertFalse(Thread.interrupted());
-        leases.exit(token);
+        leases.exit(marked);
         leases.awaitAllFree(this);
     }
 
     @Test
-    void threadsOfOtherHomesLeaseConcurrently() throws Exception {
+    void twoThreadsMarkTheirOwnLeasesConcurrently() throws Exception {
         InFlightLeases leases = new InFlightLeases();
         int rounds = 200_000;
         Runnable work = () -> {
@@ -104,5 +137,28 @@ class InFlightLeasesTest {
         b.get(30, TimeUnit.SECONDS);
         assertEquals(InFlightLeases.FIRST_CHUNK_SLOTS, leases.slotCount());
         leases.awaitAllFree(this);
+    }
+
+    /**
+     * {@code count} threads that each make a call (leasing a slot) and then wait for {@code
+     * release} alive, keeping their leases; returns once every one has its lease.
+     */
+    private static List<Thread> startKeepers(InFlightLeases leases, int count, CountDownLatch release)
+            throws InterruptedException {
+        CountDownLatch leased = new CountDownLatch(count);
+        List<Thread> keepers = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            keepers.add(Thread.ofPlatform().start(() -> {
+                leases.exit(leases.enter());
+                leased.countDown();
+                try {
+                    release.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }));
+        }
+        leased.await();
+        return keepers;
     }
 }

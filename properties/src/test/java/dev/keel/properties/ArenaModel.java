@@ -137,7 +137,7 @@ class ArenaModel implements ArenaSystem {
         if (aligned > total - next) {                          // CasBump: CheckFits / Exhausted
             return Render.exhausted(size, aligned, next, total);
         }
-        long offset = next;                                    // ArenaOps: MallocBump
+        long offset = next;                                    // ArenaOps: Bump
         next = offset + aligned;
         long va = base + offset;
         if (closeInAllocate) {                                 // the backend's hook: a re-entrant close
@@ -184,7 +184,7 @@ class ArenaModel implements ArenaSystem {
         return base == 0 ? "use throws IllegalArgumentException" : free(va);
     }
 
-    /** The bytes ArenaOps FreeRemove subtracts with the record. */
+    /** The bytes ArenaOps' Remove subtracts with the record. */
     protected void unaccount(long size) {
         mapped -= size;
     }
@@ -194,12 +194,12 @@ class ArenaModel implements ArenaSystem {
         if (!state.equals(OPEN)) {                            // InFlightDrain: CallRefused
             return "ok";
         }
-        Rec rec = table.remove(va);                            // ArenaOps: FreeRemove
+        Rec rec = table.remove(va);                            // ArenaOps: Remove
         if (rec == null) {
             return "ok";
         }
         lastFreed = rec;
-        unaccount(rec.size());                                 // ArenaOps: FreeRemove (its bytes)
+        unaccount(rec.size());                                 // ArenaOps: Remove (its bytes)
         insideArena = true;
         String fault = deallocateCall(rec);                    // ArenaOps: FreeRelease
         insideArena = false;

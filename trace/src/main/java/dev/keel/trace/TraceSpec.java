@@ -1,7 +1,9 @@
 package dev.keel.trace;
 
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -16,8 +18,10 @@ import java.util.Set;
 enum TraceSpec {
 
     /**
-     * The bump loop of each malloc that passed the guard. A malloc refused by the state check
-     * never starts CasBump's request, so the recorder writes {@code Request} only after the check.
+     * The bump loop of each malloc that the guard admits. A malloc refused by the early state
+     * check never starts CasBump's request, so the recorder writes {@code Request} only after it;
+     * one refused by its bump (a close began meanwhile: {@code BumpRefused}) is left out from its
+     * {@code Request} on, since CasBump has no state.
      */
     CAS_BUMP("CasBump", ObjectLog.Kind.ARENA, """
             CONSTANTS
@@ -41,7 +45,11 @@ enum TraceSpec {
             records.member("Sizes", Long.toString(arena.granularity()));
             records.fixed("G", arena.granularity());
             records.fixed("T", arena.total());
+            Set<TraceEvent> refused = refusedRequests(arena);
             for (TraceEvent e : arena.events()) {
+                if (refused.contains(e)) {
+                    continue;
+                }
                 String t = records.process("o", e.thread());
                 switch (e.action()) {
                     case "Request" -> {
@@ -59,6 +67,26 @@ enum TraceSpec {
                 records.member("Threads", t);
             }
             return records.build();
+        }
+
+        /** The events of every request that ended in {@code BumpRefused}, from its {@code Request} on. */
+        private Set<TraceEvent> refusedRequests(ObjectLog arena) {
+            Map<String, List<TraceEvent>> open = new HashMap<>(); // thread -> its request's events so far
+            Set<TraceEvent> refused = new HashSet<>();
+            for (TraceEvent e : arena.events()) {
+                switch (e.action()) {
+                    case "Request" -> open.put(e.thread(), new ArrayList<>(List.of(e)));
+                    case "Load", "CheckFits", "CasFail" -> open.getOrDefault(e.thread(), new ArrayList<>()).add(e);
+                    case "BumpRefused" -> {
+                        refused.addAll(open.getOrDefault(e.thread(), List.of()));
+                        refused.add(e);
+                        open.remove(e.thread());
+                    }
+                    default -> {
+                    }
+                }
+            }
+            return refused;
         }
     },
 
@@ -84,7 +112,7 @@ enum TraceSpec {
             INIT TraceInit
             NEXT TraceNext
             INVARIANTS
-                TypeOK LeaseExclusive ScanCoversGuarded NoLostAllocation NothingAfterDrain
+                TypeOK LeaseExclusive MarkedInCall OnlyCallsPastFirstChunk ScanCoversGuarded NoLostAllocation NothingAfterDrain
                 MappedMatchesTable MappedNonNegative ExclusiveAfterDrain ClosingUnderLock
                 SnapshotExact InsertKeyAbsent TableBelowBump SecondCloseWaits Diagnosis
             PROPERTIES
@@ -115,17 +143,16 @@ enum TraceSpec {
                         String key = e.action().equals("FreeCheckOpen") ? "accepts" : "open";
                         records.step(e, t, key, e.get(key));
                     }
-                    case "MallocRecheckOpen" -> {
-                        long size = arena.units(e.get("size"));
-                        if (e.get("open") == 1) {
-                            records.member("Sizes", Long.toString(size));
-                        }
-                        records.step(e, t, "open", e.get("open"), "size", size);
+                    case "Request" -> {
+                        // The size the bump claims: the request rounded up to the granularity, in units.
+                        long granule = arena.granularity();
+                        long units = arena.requestUnits(e.get("size"));
+                        records.member("Sizes", Long.toString((units + granule - 1) / granule * granule));
                     }
-                    case "FreeRecheckOpen" -> {
+                    case "FreeEnter" -> {
                         long va = arena.offsetUnits(e.get("va"));
                         records.member("VAs", Long.toString(va));
-                        records.step(e, t, "accepts", e.get("accepts"), "va", va);
+                        records.step(e, t, "accepts", e.get("accepts"), "va", va, "found", e.get("found"));
                     }
                     case "Lease" -> records.step(e, t, "slot", e.get("slot"));
                     case "CasSucceed" -> {
@@ -133,14 +160,13 @@ enum TraceSpec {
                         records.step(e, t, "next", arena.units(e.get("next")));
                     }
                     case "GiveBack" -> records.step(e, t, "next", arena.units(e.get("next")));
-                    case "FreeRemove" -> records.step(e, t, "found", e.get("found"));
                     case "FreeAwaitClose" -> records.step(e, t, "closed", e.get("closed"));
                     case "GrowSlots" -> {
                         records.atLeast("MaxSlots", e.get("slots"));
                         records.step(e, t, "slots", e.get("slots"));
                     }
-                    case "Exhausted", "BackendOk", "BackendFail", "Leak", "MallocInsert", "Exit", "FreeRelease" ->
-                            records.step(e, t);
+                    case "Mark", "BumpRefused", "Exhausted", "BackendOk", "BackendFail", "Leak", "MallocInsert",
+                         "Unmark", "Unlease", "FreeRelease" -> records.step(e, t);
                     case "CloseRefused" -> {
                         String process = closing.getOrDefault(thread, t);
                         if (process.equals(t)) {
@@ -185,7 +211,7 @@ enum TraceSpec {
                         }
                     }
                     default -> {
-                        // CasBump's inner steps (Request, Load, CheckFits, CasFail): not steps of this spec.
+                        // CasBump's inner steps (Load, CheckFits, CasFail): not steps of this spec.
                     }
                 }
             }
@@ -319,15 +345,15 @@ enum TraceSpec {
                 OomOnlyAfterReclaim NoSpuriousOutOfMemory
             """) {
         /** Events a user's call takes that KeelSystem merges into the step before or after them. */
-        private static final Set<String> USER_HIDDEN = Set.of("Lease", "Request", "Load", "CheckFits", "CasFail",
-                "CasSucceed", "BackendOk", "BackendFail", "GiveBack", "Leak", "Exit", "CallbackUnlock", "HostRelease");
+        private static final Set<String> USER_HIDDEN = Set.of("Lease", "Mark", "Request", "Load", "CheckFits", "CasFail",
+                "BackendOk", "BackendFail", "GiveBack", "Leak", "Unmark", "Unlease", "CallbackUnlock", "HostRelease");
         private static final Set<String> USER_STEPS = Set.of("AllocLock", "PressureEnter", "OutOfMemory", "HostAcquire",
                 "Collect", "ReclaimFinish", "ReclaimTakeOver", "AwaitCollection", "CallbackRelock");
         private static final Set<String> CLOSER_HIDDEN = Set.of("CloseReadSlots", "CloseScanSlot", "CloseDrained",
                 "DrainRelease");
         private static final Set<String> CLOSER_STEPS = Set.of("CloseYield", "CloseBegin", "CloseSeal", "CloseCommit",
                 "CloseAbort", "CloseUnlock", "CloseRehost");
-        private static final Set<String> CLEANER_HIDDEN = Set.of("Lease", "FreeRelease", "Exit");
+        private static final Set<String> CLEANER_HIDDEN = Set.of("Lease", "Mark", "FreeRelease", "Unmark", "Unlease");
 
         @Override
         SpecTrace project(ObjectLog system) {
@@ -428,9 +454,11 @@ enum TraceSpec {
                 return;
             }
             switch (action) {
-                case "MallocCheckOpen", "MallocRecheckOpen" -> {
+                case "MallocCheckOpen", "CasSucceed", "BumpRefused" -> {
+                    // The early check's refusal, or the bump that admits or refuses: KeelSystem's MallocEnter.
                     records.atLeast("OpsPerUser", calls.merge(t, 1, Integer::sum));
-                    records.stepAs(e, "MallocEnter", t, "arena", arena(arenas, e), "open", e.get("open"));
+                    long open = action.equals("CasSucceed") ? 1 : 0;
+                    records.stepAs(e, "MallocEnter", t, "arena", arena(arenas, e), "open", open);
                 }
                 case "AllocTry" -> records.stepAs(e, "AllocTake", t, "handle", e.get("handle"));
                 case "ReclaimJoin" -> records.step(e, t, "collector", e.get("collector"), "late", e.get("late"));
@@ -475,9 +503,16 @@ enum TraceSpec {
                 return;
             }
             switch (action) {
-                case "FreeCheckOpen", "FreeRecheckOpen" -> records.stepAs(e, "CleanerStart", cleaner, "arena",
+                case "FreeCheckOpen" -> records.stepAs(e, "CleanerStart", cleaner, "arena",
                         arena(arenas, e), "va", e.get("va"), "accepts", e.get("accepts"));
-                case "FreeRemove" -> records.step(e, cleaner, "found", e.get("found"));
+                case "FreeEnter" -> {
+                    // The admission and the remove, one step of the kernel's: KeelSystem's two.
+                    records.stepAs(e, "CleanerStart", cleaner, "arena", arena(arenas, e), "va", e.get("va"),
+                            "accepts", e.get("accepts"));
+                    if (e.get("accepts") == 1) {
+                        records.stepAs(e, "FreeRemove", cleaner, "found", e.get("found"));
+                    }
+                }
                 case "FreeAwaitClose" -> records.stepAs(e, "CleanerAwaitClose", cleaner, "closed", e.get("closed"));
                 case "FinalizerLock" -> records.stepAs(e, "CleanerLock", cleaner);
                 case "FinalizerFree" -> records.stepAs(e, "CleanerFree", cleaner, "handle", e.get("handle"));

@@ -40,7 +40,7 @@ public final class TracedKernel {
             Pattern.compile("//\\s*Trace(?:\\(([^)]+)\\))?(?: (after|before|open|alias))?:\\s*([^/]*?)\\s*(?=//|$)");
     /** A local declaration with an initialiser: type, name, initialiser. */
     private static final Pattern DECLARATION =
-            Pattern.compile("((?:final\\s+)?[\\w.]+(?:<[\\w<>, ?.]*>)?(?:\\[\\])*)\\s+(\\w+)\\s*=\\s*(.+);");
+            Pattern.compile("((?:final\\s+)?[\\w.]+(?:<[\\w<>, ?.@]*>)?(?:\\[\\])*)\\s+(\\w+)\\s*=\\s*(.+);");
     private static final Pattern ACTION = Pattern.compile("[A-Z]\\w*");
     private static final Pattern FIELD = Pattern.compile("(\\w+)=(\\S+)");
 

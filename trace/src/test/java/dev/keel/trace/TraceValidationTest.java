@@ -86,9 +86,9 @@ class TraceValidationTest {
     void theScenariosReachEveryStep() throws IOException {
         Set<String> seen = new TreeSet<>();
         TraceLog.read(trace).forEach(arena -> arena.events().forEach(event -> seen.add(event.action())));
-        Set<String> missing = new TreeSet<>(List.of("MallocCheckOpen", "FreeCheckOpen", "Lease", "MallocRecheckOpen",
-                "FreeRecheckOpen", "Request", "Load", "CheckFits", "Exhausted", "CasSucceed", "CasFail", "BackendOk",
-                "BackendFail", "GiveBack", "Leak", "MallocInsert", "Exit", "FreeRemove", "FreeRelease", "CloseRefused",
+        Set<String> missing = new TreeSet<>(List.of("MallocCheckOpen", "FreeCheckOpen", "Lease", "Mark", "FreeEnter",
+                "Request", "Load", "CheckFits", "Exhausted", "BumpRefused", "CasSucceed", "CasFail", "BackendOk",
+                "BackendFail", "GiveBack", "Leak", "MallocInsert", "Unmark", "Unlease", "FreeRelease", "CloseRefused",
                 "CloseLock", "CloseLockInterrupted", "CloseLockTimeout", "CloseAlreadyClosed", "CloseBegin", "CloseSeal", "FreeAwaitClose", "CloseReadSlots",
                 "CloseScanSlot", "CloseDrained", "CloseSnapshot", "CloseAbort", "CloseTimeout", "CloseCommit", "DrainRelease",
                 "CloseUnlock", "GrowSlots",
@@ -168,7 +168,7 @@ class TraceValidationTest {
             switch (fields[3]) {
                 case "CloseBegin" -> closing.add(fields[2]);
                 case "CloseSeal", "CloseAbort" -> closing.remove(fields[2]);
-                case "FreeRecheckOpen" -> {
+                case "FreeEnter" -> {
                     if (closing.contains(fields[2]) && lines.get(n).contains("accepts=1")) {
                         return n;
                     }
@@ -234,9 +234,9 @@ class TraceValidationTest {
         for (int n = 1; n < lines.size() - 1 && at < 0; n++) {
             String[] lease = lines.get(n).split(" ");
             String[] next = lines.get(n + 1).split(" ");
-            if (lease.length > 3 && next.length > 3 && lease[3].equals("Lease") && next[3].endsWith("RecheckOpen")
+            if (lease.length > 3 && next.length > 3 && lease[3].equals("Lease") && next[3].equals("Mark")
                     && lease[1].equals(next[1]) && lease[2].equals(next[2])) {
-                at = n; // one thread's lease and its check, in one arena
+                at = n; // one thread's lease and its mark, in one arena
             }
         }
         String lease = lines.get(at);
