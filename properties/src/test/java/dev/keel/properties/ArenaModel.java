@@ -1,5 +1,7 @@
 package dev.keel.properties;
 
+import dev.keel.VmmArena;
+
 import dev.keel.Allocation;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -85,6 +87,9 @@ class ArenaModel implements ArenaSystem {
             return "throws IllegalArgumentException";
         }
         long t = (p.total() + granularity - 1) & -granularity;
+        if (t > VmmArena.MAX_TOTAL_BYTES) { // next keeps the state in its top two bits
+            return "throws IllegalArgumentException";
+        }
         reserveCalls++;
         reservedBytes = t;
         long b = p.base();

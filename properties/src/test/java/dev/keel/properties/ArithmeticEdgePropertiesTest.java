@@ -80,11 +80,14 @@ class ArithmeticEdgePropertiesTest {
     void hugeSizesRoundUpInTheLargestArenas() {
         qt().withExamples(3000).forAll(LOG_G, SIZES).checkAssert((logG, size) -> {
             long g = 1L << logG;
-            long total = Long.MAX_VALUE & -g;                  // the largest total that rounds without overflow
+            long total = VmmArena.MAX_TOTAL_BYTES & -g;        // the largest range an arena takes
             VmmArena arena = VmmArena.open(new RecordingBackend(g, g), total);
             BigInteger expected = roundUp(size, g);
             if (size <= 0 || expected.compareTo(WORD_MAX) > 0) {
                 assertThrows(IllegalArgumentException.class, () -> arena.malloc(size));
+                assertEquals(0, arena.usedBytes());
+            } else if (expected.compareTo(BigInteger.valueOf(total)) > 0) {
+                assertThrows(ArenaExhaustedException.class, () -> arena.malloc(size));
                 assertEquals(0, arena.usedBytes());
             } else {
                 assertEquals(g, arena.malloc(size));
@@ -99,7 +102,7 @@ class ArithmeticEdgePropertiesTest {
             long g = 1L << logG;
             RecordingBackend backend = new RecordingBackend(g, 0);
             BigInteger expected = roundUp(total, g);
-            if (total <= 0 || expected.compareTo(WORD_MAX) > 0) {
+            if (total <= 0 || expected.compareTo(BigInteger.valueOf(VmmArena.MAX_TOTAL_BYTES)) > 0) {
                 assertThrows(IllegalArgumentException.class, () -> VmmArena.open(backend, total));
                 assertEquals(0, backend.reserveCalls());
             } else {
