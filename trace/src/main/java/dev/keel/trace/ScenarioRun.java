@@ -13,8 +13,12 @@ import java.util.concurrent.TimeUnit;
  */
 public final class ScenarioRun {
 
-    /** The longest a recording may take; a kernel variant that hangs in every scenario stops here. */
-    private static final long LIMIT_SECONDS = 180;
+    /**
+     * The longest a recording may take; a kernel variant that hangs in every scenario stops here.
+     * Each hanging scenario is left after its join times out: mutant (3) of the mutant gate hangs
+     * in most of the pressure and system scenarios and needed 170 to 181 s, at the old limit of 180.
+     */
+    private static final long LIMIT_SECONDS = 300;
 
     private ScenarioRun() {
     }
