@@ -29,7 +29,10 @@ final class DriverRun {
         /**
          * Lincheck reported a failure, then could not reproduce it when it replayed the
          * interleaving ("Non-determinism found"); seen here only as spurious "has hung" reports
-         * whose replayed trace passes every check. Neither a pass nor a catch.
+         * whose replayed trace passes every check. Or Lincheck itself failed, with an exception of
+         * its own rather than a report (an {@code IllegalStateException} once, on mutant (13),
+         * which the same run caught as a hang four times out of four when repeated). Neither a
+         * pass nor a catch.
          */
         INCONCLUSIVE
     }
@@ -106,6 +109,9 @@ final class DriverRun {
             return new Outcome(Verdict.PASSED, secondsSince(start), "", "");
         } catch (Throwable failure) {
             String report = String.valueOf(failure.getMessage());
+            if (!(failure instanceof AssertionError)) { // Lincheck's reports, and the drivers' checks, are AssertionErrors
+                return new Outcome(Verdict.INCONCLUSIVE, secondsSince(start), "Lincheck itself failed: " + failure, report);
+            }
             Verdict verdict = report.startsWith("Non-determinism found") ? Verdict.INCONCLUSIVE : Verdict.FAILED;
             return new Outcome(verdict, secondsSince(start), reason(failure, report), report);
         }

@@ -64,14 +64,15 @@ class ModelCheckingTest {
             return first;
         }
         Summary.shared().add(mutant.catcher().simpleName(), mutant.description() + ", first run",
-                tool(mutant.invocations()), "repeated once: non-determinism is no verdict", first);
+                tool(mutant.invocations()), "repeated once: non-determinism or a failure of Lincheck itself is no verdict", first);
         return MutantJvm.run(variant, mutant.catcher(), mutant.invocations(),
                 Files.createDirectories(workDir.resolve("second-run")));
     }
 
     /**
-     * A run Lincheck could not replay: its first execution failed and the replay of that
-     * interleaving did not (see {@link DriverRun.Verdict#INCONCLUSIVE}). A mutant's run gets one
+     * A run Lincheck could not replay (its first execution failed and the replay of that
+     * interleaving did not), or in which Lincheck itself failed (see {@link
+     * DriverRun.Verdict#INCONCLUSIVE}). A mutant's run gets one
      * more try in a fresh JVM, whose verdict is the one that counts; both are in the summary. A run
      * cut off by the time limit is not retried, and the shipped kernel's runs never are (an
      * inconclusive run there passes the gate only because it is no failure; a retry would not make
