@@ -56,10 +56,7 @@ class InFlightLeasesTest {
             leases.exit(leases.enter());
         }
         assertEquals(3 * first, leases.slotCount(), "grew again although a slot was free");
-        release.countDown();
-        for (Thread keeper : keepers) {
-            keeper.join();
-        }
+        releaseAll(keepers, release);
     }
 
     @Test
@@ -68,10 +65,7 @@ class InFlightLeasesTest {
         int first = InFlightLeases.FIRST_CHUNK_SLOTS;
         CountDownLatch release = new CountDownLatch(1);
         List<Thread> keepers = startKeepers(leases, first, release);
-        release.countDown();
-        for (Thread keeper : keepers) {
-            keeper.join();
-        }
+        releaseAll(keepers, release);
         assertEquals(first, leases.leasesHeld(), "the ended threads' leases are still in their slots");
         leases.exit(leases.enter());
         assertEquals(first, leases.slotCount(), "grew instead of taking over an ended thread's lease");
@@ -96,10 +90,7 @@ class InFlightLeasesTest {
         assertEquals(List.of(Thread.currentThread()), leases.holders());
         leases.exit(marked);
         drained.get(10, TimeUnit.SECONDS);
-        release.countDown();
-        for (Thread keeper : keepers) {
-            keeper.join();
-        }
+        releaseAll(keepers, release);
     }
 
     @Test
@@ -137,6 +128,14 @@ class InFlightLeasesTest {
         b.get(30, TimeUnit.SECONDS);
         assertEquals(InFlightLeases.FIRST_CHUNK_SLOTS, leases.slotCount());
         leases.awaitAllFree(this);
+    }
+
+    /** Lets the keepers end and waits until they have. */
+    private static void releaseAll(List<Thread> keepers, CountDownLatch release) throws InterruptedException {
+        release.countDown();
+        for (Thread keeper : keepers) {
+            keeper.join();
+        }
     }
 
     /**
