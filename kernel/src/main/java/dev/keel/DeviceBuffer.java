@@ -27,13 +27,17 @@ import org.jspecify.annotations.Nullable;
  *
  * <p><b>Cost.</b> Nothing here is shared between devices, and within a device allocating and
  * closing take no lock: a buffer is two objects (itself and its entry), the registration claims
- * a slot of the tracker's live set by compare-and-set and the close gives it back by another,
- * which also decides that this close, and no later one or the cleaner, frees. Two threads on two devices do not meet at all; two threads on
- * one arena meet only in the arena (and in the live set where their slots share a cache line).
+ * a slot of the tracker's live set by compare-and-set, and the close gives it back by a plain
+ * (release) store: the arena's free already decides which close frees, as the table removes a
+ * record once, so the close needs no atomic instruction of its own. Two threads on two devices do
+ * not meet at all; two threads on one arena meet only in the arena (and in the live set where
+ * their slots share a cache line).
  *
- * <p><b>Invariants.</b> The allocation is freed at most once: by the one {@link #close()} that
- * takes the entry out of the live set, or by the cleaner, which cleans only an entry still in it
- * and only once its buffer is unreachable (so no close can come any more). A cleaner's free is
+ * <p><b>Invariants.</b> The allocation is freed at most once: by the one {@link #close()} whose
+ * free takes the arena's record (that close alone then takes the entry out of the live set), or
+ * by the cleaner, which cleans only an entry still in it and only once its buffer is unreachable
+ * (so no close can come any more). A close that finds the record drained by the arena's close
+ * leaves the entry to the cleaner, which finds the memory freed and counts nothing. A cleaner's free is
  * reported to the tracker after it is done, so a waiting collector never counts memory that is
  * not yet free.
  *
@@ -91,8 +95,10 @@ public final class DeviceBuffer implements AutoCloseable {
     @Override
     public void close() {
         try {
-            if (cleaning.claim()) { // the one close that takes the entry frees; no cleaner will
-                cleaning.arena.freeReporting(va);
+            // The arena removes a record once and never hands its address out again, so of all
+            // closes one takes the record; only that one gives the entry's slot back.
+            if (cleaning.arena.freeTaking(va)) {
+                cleaning.closedByOwner();
             }
         } finally {
             // Reachable until the free is done: the cleaner never gets a buffer whose close is running.

@@ -562,20 +562,39 @@ public final class VmmArena implements AutoCloseable {
      * deallocation).
      */
     boolean freeReporting(long va) {
+        return freeOutcome(va) == FREED;
+    }
+
+    /**
+     * Frees as {@link #free(long)} does; returns whether this call took the record out of the
+     * table (and so deallocated it, or reported the backend's failure to): of any number of frees
+     * of one address, at most one returns true, because the table removes a record once and an
+     * address is never handed out again. False for an unknown address, a record freed already or
+     * drained by a close.
+     */
+    boolean freeTaking(long va) {
+        return freeOutcome(va) != ABSENT;
+    }
+
+    private int freeOutcome(long va) {
         while (true) {
             int outcome = freeOnce(va);
             if (outcome != REFUSED) {
-                return outcome == FREED;
+                return outcome;
             }
             if (!awaitCloseEnd()) {                            // ArenaOps: FreeAwaitClose
-                return false;
+                return ABSENT;
             }
         }
     }
 
+    // What one pass through the free's guard did.
     private static final int FREED = 0;
-    private static final int NOT_FREED = 1;
-    private static final int REFUSED = 2;
+    /** The record was taken out of the table, and the backend failed to deallocate it. */
+    private static final int FAILED = 1;
+    /** No record: an unknown address, a record freed already, or one that a close drained. */
+    private static final int ABSENT = 2;
+    private static final int REFUSED = 3;
 
     /** One pass through the guard; returns {@link #REFUSED} if the arena refuses frees. */
     private int freeOnce(long va) {
@@ -591,7 +610,7 @@ public final class VmmArena implements AutoCloseable {
                 return REFUSED;
             }
             if (record == null) {
-                return NOT_FREED;
+                return ABSENT;
             }
             failure = release(va, record.size(), record.handle()); // ArenaOps: FreeRelease // Trace after: FreeRelease
         } finally {
@@ -601,7 +620,7 @@ public final class VmmArena implements AutoCloseable {
             return FREED;
         }
         reportError("free", failure);
-        return NOT_FREED;
+        return FAILED;
     }
 
     /**

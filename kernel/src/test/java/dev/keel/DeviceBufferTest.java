@@ -1,11 +1,13 @@
 package dev.keel;
 
+import dev.keel.internal.ReclaimTracker;
 import jdk.jfr.Recording;
 import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordingFile;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.lang.ref.Reference;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -37,6 +39,34 @@ class DeviceBufferTest {
             assertEquals(0, arena.liveCount());
             assertEquals(1, backend.deallocations.get(), "freed exactly once");
             assertEquals(0, backend.live.size());
+        }
+    }
+
+    /**
+     * Only the close that freed the memory gives the buffer's live-set slot back: a second close
+     * must leave alone the slot that a later entry has taken since (it would drop that entry from
+     * the set, and with it the cleaning of a buffer that later becomes garbage).
+     */
+    @Test
+    void aSecondCloseLeavesAloneTheSlotALaterEntryTook() {
+        RecordingBackend backend = new RecordingBackend(G);
+        try (VmmArena arena = VmmArena.open(backend, 64 * G)) {
+            ReclaimTracker tracker = arena.reclaimTracker();
+            DeviceBuffer buffer = DeviceBuffer.allocate(arena, G);
+            buffer.close();
+            Object owner = new Object();
+            ReclaimTracker.Entry later = new ReclaimTracker.Entry(owner, G, tracker) {
+                @Override
+                protected void free() {
+                    finished(true);
+                }
+            };
+            tracker.register(later, buffer.va()); // the same key: the slot the buffer's entry held
+            assertEquals(1, tracker.liveCount());
+            buffer.close();
+            assertEquals(1, tracker.liveCount(), "the second close took the later entry out of the live set");
+            assertEquals(1, backend.deallocations.get(), "freed exactly once");
+            Reference.reachabilityFence(owner);
         }
     }
 

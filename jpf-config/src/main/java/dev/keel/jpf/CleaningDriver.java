@@ -25,18 +25,21 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * real collection takes part. Threads: {@code clean1} cleans {@code g1} as device 1's cleaner
  * thread cleans what its queue hands it; {@code round1} takes device 1's garbage since the mark,
  * as a pressure round does right after its collection; {@code user1} registers an entry on device
- * 1 and finishes it, as an
- * owner that is still reachable (a slot claimed and given back in the live set while the cleaner
- * finishes and the round scans; a plain entry, not a buffer, so that JPF's search stays within
- * minutes). At the end: the round found exactly {@code g1} (one entry of {@code G} bytes)
- * and, once the threads are done, counts {@code g1}'s free and its bytes; no entry is left live
+ * 1, gives its slot back as the close that freed its owner's memory does, and then clears it as a
+ * collection clears the phantom of an owner dropped after its close (a slot claimed and given back
+ * in the live set while the cleaner finishes and the round scans; a plain entry, not a buffer, so
+ * that JPF's search stays within minutes). At the end: the round found exactly {@code g1} (one
+ * entry of {@code G} bytes) and, once the threads are done, counts {@code g1}'s free and its bytes; no entry is left live
  * on either device; after both arenas close, every grant of both backends was released exactly
  * once.
  *
  * <p>Catches: one tracker for every device (the round counts {@code g2}'s free since the mark,
  * or finds {@code g2} due if its cleaning has not finished), and a cleaner that
  * takes its entry out of the live set before it takes the tracker's lock to count it (a round
- * that scans in between sees the entry neither due nor finished: it would not wait for it).
+ * that scans in between sees the entry neither due nor finished: it would not wait for it). Not a
+ * scan that does not read a slot again once it found the owner cleared: the window lies between
+ * the slot's read and {@code refersTo}, which is no shared-memory access to either tool, so
+ * neither can switch inside it (jcstress {@code ScanReadsSlotOnce} shows it).
  *
  * <p>The buffer's entry, the arena's tracker and the tracker's cleaner flag are reached by
  * reflection (the class path lets this module do so): the driver stands in for the collector and
@@ -76,8 +79,10 @@ public final class CleaningDriver implements Runnable {
                 .thread("round1", () -> round[0] = tracker1.garbage(mark1))
                 .thread("user1", () -> {
                     Object owner = new Object();
-                    tracker1.finished(tracker1.register(owner, G), true);
-                    Reference.reachabilityFence(owner); // reachable: an explicit close, no cleaner's
+                    ReclaimTracker.Entry closed = tracker1.register(owner, G);
+                    closed.closedByOwner(); // the close that took its owner's record
+                    Reference.reachabilityFence(owner); // reachable until that close returned
+                    closed.clear(); // then the owner became garbage, and a collection cleared it
                 })
                 .runAll();
 

@@ -59,6 +59,11 @@ public final class InFlightLeases {
     /** Slots in the first chunk. */
     static final int FIRST_CHUNK_SLOTS =
             Math.max(8, Integer.highestOneBit(Math.max(1, 2 * Runtime.getRuntime().availableProcessors() - 1)) << 1);
+    /**
+     * A thread whose lease past the first chunk was given back probes the first chunk again only
+     * on every this-many-th lease (a power of two): see {@link #lease}.
+     */
+    static final int FIRST_CHUNK_RETRY = 64;
     /** How often the closer re-checks a marked slot before it parks. */
     private static final int SPINS_BEFORE_PARK = 100;
     /** The closer's first park while a slot is marked; each further park doubles it. */
@@ -125,6 +130,8 @@ public final class InFlightLeases {
         /** The chunk of the slot it holds; -1 while it holds none. */
         private int chunk = -1;
         private int slot;
+        /** How often it was leased again after it was given back; only its owner uses it. */
+        private int retakes;
 
         Lease(Thread owner) {
             super(owner);
@@ -297,12 +304,18 @@ public final class InFlightLeases {
 
     /**
      * Leases a slot for the calling thread: {@code given}, its lease that was given back, or a new
-     * one. Probes the published chunks in order, appending chunks until it gets one.
+     * one. Probes the published chunks in order, appending chunks until it gets one. A lease that
+     * was given back lay past the first chunk, so the first chunk was held by live threads when
+     * its thread last leased; it starts at the second chunk, and looks at the first again only
+     * every {@value #FIRST_CHUNK_RETRY}th time (a lessee there may have ended since). Without that
+     * a thread past the first chunk, which leases on every call, would ask each first-chunk
+     * lessee whether it is alive on every call. Any slot may be leased (spec {@code Lease}).
      */
     private Lease lease(@Nullable Lease given) {
         Lease lease = given != null ? given : new Lease(Thread.currentThread());
         AtomicReferenceArray<@Nullable Lease>[] seen = chunks;
-        for (int c = 0; ; c++) {
+        int from = given != null && (given.retakes++ & (FIRST_CHUNK_RETRY - 1)) != 0 ? 1 : 0;
+        for (int c = from; ; c++) {
             if (c == seen.length) {
                 seen = append(c);
             }

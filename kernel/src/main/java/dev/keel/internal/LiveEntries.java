@@ -16,7 +16,8 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * tries {@value #RANDOM_PROBES} slots at random (entries with equal keys do not pile up behind one
  * home slot). The entry records its table and slot. {@link #remove} puts {@code null} back by
  * compare-and-set from the entry, at the slot it recorded, so a second removal of the same entry
- * never clears the slot that a later entry has claimed since. When every probe of the newest
+ * never clears the slot that a later entry has claimed since; {@link #removeTaken} puts it back
+ * by a release store, for the one remover that a buffer's close has already chosen. When every probe of the newest
  * table finds a slot taken, a table twice its size is added under {@code growLock} and new
  * entries go there; an older table keeps its entries until they are removed, and its slots. A
  * table is replaced only when {@value #LINEAR_PROBES} + {@value #RANDOM_PROBES} probes in a row
@@ -25,7 +26,8 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  *
  * <p>Why this and not a concurrent map. An add and a remove are one compare-and-set each on a slot
  * that no other thread is likely to touch (homes are spread by the key, a buffer's address), and
- * nothing else: no node to allocate, no count to keep, no lock on a remove. Threads that register
+ * nothing else (a close's removal not even that): no node to allocate, no count to keep, no lock
+ * on a remove. Threads that register
  * and close buffers of one device do not wait for each other here. The price is a scan of every
  * slot in {@link #cleared()} and {@link #size()}: only a pressure round, an idle cleaner and tests
  * call them.
@@ -72,6 +74,21 @@ final class LiveEntries {
         return table != null && table.slots.compareAndSet(entry.slot, entry, null);
     }
 
+    /**
+     * Removes {@code entry}, for the one caller entitled to: the close that took its owner's
+     * memory, which no other close and no cleaner removes after it (a second close finds the
+     * memory gone and leaves the set alone; the cleaner gets an entry only once its owner is
+     * unreachable, and the close keeps the owner reachable until it has returned). No other
+     * thread writes the slot while it holds {@code entry}, so a release store does what the
+     * compare-and-set of {@link #remove} does, without the atomic instruction.
+     */
+    void removeTaken(ReclaimTracker.Entry entry) {
+        LiveEntries.Table table = entry.table;
+        if (table != null) {
+            table.slots.setRelease(entry.slot, null);
+        }
+    }
+
     /** Whether {@code entry} is in the set. */
     boolean contains(ReclaimTracker.Entry entry) {
         Table table = entry.table;
@@ -84,7 +101,11 @@ final class LiveEntries {
         for (Table table : tables) {
             for (int i = 0; i < table.slots.length(); i++) {
                 ReclaimTracker.Entry e = table.slots.get(i);
-                if (e != null && e.refersTo(null)) {
+                // Read again after the owner was seen cleared: a close that removed e between the
+                // two reads and then let its owner go would otherwise put it in a round's wait
+                // set, where it would never finish (the collection that cleared the owner came
+                // after the removal, so the second read sees it).
+                if (e != null && e.refersTo(null) && table.slots.get(i) == e) {
                     due.add(e);
                 }
             }

@@ -35,8 +35,8 @@ import org.jspecify.annotations.Nullable;
  * its bytes.
  *
  * <p>Cost. Registering and an explicit close take no lock: a registration claims a slot of the
- * live set ({@link LiveEntries}) by one compare-and-set and a close gives it back by another
- * ({@link Entry#claim()}), so threads that allocate and close buffers of one device do not
+ * live set ({@link LiveEntries}) by one compare-and-set and a close gives it back by a release
+ * store ({@link Entry#closedByOwner()}), so threads that allocate and close buffers of one device do not
  * queue behind each other here. The lock is taken by the cleaner thread when it finishes an entry
  * and by the pressure callback. The cleaner thread starts with the first entry that frees memory
  * and ends once the tracker is unreachable and every entry has finished; it holds the tracker
@@ -100,7 +100,7 @@ public final class ReclaimTracker {
     /**
      * Registers {@code entry}, constructed for this tracker, whose {@link Entry#free()} this
      * tracker's cleaner thread runs once the owner has become unreachable, unless the owner's
-     * close {@linkplain Entry#claim() claimed} it first. {@code key} spreads the entries over the live set (a
+     * close {@linkplain Entry#closedByOwner() took it out} first. {@code key} spreads the entries over the live set (a
      * buffer's address): an identity hash would cost a new object more than the set's add and
      * remove together; entries with the same key stay distinct.
      *
@@ -321,12 +321,13 @@ public final class ReclaimTracker {
      * how to free them. The subclass must not reach the owner (that would keep it reachable for
      * ever); its {@link #free()} reports with {@link #finished(boolean)} when it is done.
      *
-     * <p>Who frees. Either the owner's explicit close, which first {@linkplain #claim() claims}
-     * the entry, or the cleaner, which {@linkplain #clean() cleans} an entry still live once the
-     * collection queued it; never both. The claim is the compare-and-set that takes the entry out
-     * of the live set, so of two closes only one frees. A close and the cleaner never meet on one
-     * entry: the cleaner gets it only once its owner is unreachable, when no close can be called
-     * any more, and a close keeps its owner reachable until its free is done.
+     * <p>Who frees. Either an explicit close of the owner, or the cleaner, which
+     * {@linkplain #clean() cleans} an entry still live once the collection queued it; never both.
+     * Of several closes the one that takes the memory's record frees (the arena removes a record
+     * once), and only that one takes the entry out of the live set ({@link #closedByOwner()}). A
+     * close and the cleaner never meet on one entry: the cleaner gets it only once its owner is
+     * unreachable, when no close can be called any more, and a close keeps its owner reachable
+     * until it has returned.
      */
     public abstract static class Entry extends PhantomReference<Object> {
         private final long bytes;
@@ -356,12 +357,13 @@ public final class ReclaimTracker {
         }
 
         /**
-         * For the owner's explicit close: takes the entry out of the live set, and returns whether
-         * this call did (the caller then frees the memory itself; the entry is finished, as no
-         * cleaner's); false if it was closed or cleaned already.
+         * For the owner's explicit close, once that close has taken the memory's record (of the
+         * closes of one owner at most one does, and no cleaner gets the entry while the owner is
+         * reachable): takes the entry out of the live set; the entry is finished, as no cleaner's.
+         * Call it from that close only, before the owner can become unreachable.
          */
-        public final boolean claim() {
-            return tracker.live.remove(this);
+        public final void closedByOwner() {
+            tracker.live.removeTaken(this);
         }
 
         /**

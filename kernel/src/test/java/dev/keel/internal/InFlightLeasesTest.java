@@ -59,6 +59,35 @@ class InFlightLeasesTest {
         releaseAll(keepers, release);
     }
 
+    /**
+     * A thread past the first chunk skips the first chunk's lessees on most calls, but not for
+     * ever: once one of them has ended, it takes over that lease within the retry period and keeps
+     * it.
+     */
+    @Test
+    void aThreadPastTheFirstChunkMovesIntoASlotThatAnEndedThreadLeft() throws Exception {
+        InFlightLeases leases = new InFlightLeases();
+        int first = InFlightLeases.FIRST_CHUNK_SLOTS;
+        CountDownLatch release = new CountDownLatch(1);
+        CountDownLatch releaseOne = new CountDownLatch(1);
+        List<Thread> keepers = startKeepers(leases, first - 1, release);
+        Thread ending = startKeepers(leases, 1, releaseOne).get(0);
+        for (int round = 0; round < 10; round++) {
+            leases.exit(leases.enter()); // a lease past the first chunk, given back each time
+        }
+        assertEquals(first, leases.leasesHeld());
+        releaseAll(List.of(ending), releaseOne);
+        for (int round = 0; round <= InFlightLeases.FIRST_CHUNK_RETRY; round++) {
+            leases.exit(leases.enter());
+        }
+        InFlightLeases.Lease kept = leases.enter();
+        assertEquals(first, leases.leasesHeld(), "still past the first chunk, beside the ended thread's lease");
+        leases.exit(kept);
+        assertEquals(first, leases.leasesHeld(), "the lease in the first chunk was given back");
+        assertEquals(3 * first, leases.slotCount());
+        releaseAll(keepers, release);
+    }
+
     @Test
     void theLeaseOfAThreadThatHasEndedIsTakenOver() throws Exception {
         InFlightLeases leases = new InFlightLeases();
