@@ -31,6 +31,9 @@ public final class CheckingBackend implements VmmBackend {
     private final AtomicInteger badReleases = new AtomicInteger();
     private final AtomicInteger reserveReleases = new AtomicInteger();
     private final AtomicInteger releasesAfterReserve = new AtomicInteger();
+    /** The thread whose closeAndDrain has returned, once one has; it owns the drained records. */
+    private volatile Thread drainer;
+    private final AtomicInteger callsAfterDrain = new AtomicInteger();
     private volatile Runnable insideCall;
 
     /**
@@ -61,6 +64,7 @@ public final class CheckingBackend implements VmmBackend {
     @Override
     public long allocate(long va, long size) {
         runInsideCall();
+        countIfAfterDrain();
         if (size == failingSize) {
             throw new MappingFailure(va, size);
         }
@@ -74,6 +78,7 @@ public final class CheckingBackend implements VmmBackend {
     @Override
     public void deallocate(long va, long size, long handle) {
         runInsideCall();
+        countIfAfterDrain();
         if (handle < 1 || handle > grants.get() || grantVa.get((int) handle) != va
                 || grantSize.get((int) handle) != size) {
             badReleases.incrementAndGet();
@@ -88,6 +93,23 @@ public final class CheckingBackend implements VmmBackend {
     @Override
     public void releaseReserve(long base, long bytes) {
         reserveReleases.incrementAndGet();
+    }
+
+    /**
+     * Records that the calling thread's {@code closeAndDrain} has returned: from now on the arena
+     * has no call in flight and makes none, so a backend call by any other thread is one the drain
+     * missed (spec {@code InFlightDrain}, {@code NothingAfterDrain}); the caller's own deallocations
+     * of the records it drained are its to make.
+     */
+    public void drainReturned() {
+        drainer = Thread.currentThread();
+    }
+
+    private void countIfAfterDrain() {
+        Thread owner = drainer;
+        if (owner != null && owner != Thread.currentThread()) {
+            callsAfterDrain.incrementAndGet();
+        }
     }
 
     private void runInsideCall() {
@@ -154,11 +176,14 @@ public final class CheckingBackend implements VmmBackend {
     }
 
     /**
-     * Fails if a grant was released twice, a release named an unknown grant, or a grant was
-     * released after the reserve: its range was by then no longer the arena's to unmap.
+     * Fails if a grant was released twice, a release named an unknown grant, a grant was released
+     * after the reserve (its range was by then no longer the arena's to unmap), or the arena called
+     * the backend after a {@code closeAndDrain} had returned ({@link #drainReturned}).
      */
     public void checkNoReleaseTwiceOrLate() {
         Scenario.check(badReleases.get() == 0, badReleases.get() + " release(s) of a range never granted");
+        Scenario.check(callsAfterDrain.get() == 0,
+                callsAfterDrain.get() + " backend call(s) of the arena after closeAndDrain had returned");
         Scenario.check(releasesAfterReserve.get() == 0,
                 releasesAfterReserve.get() + " grant(s) released after the reserve was released");
         for (int h = 1; h <= grants.get(); h++) {

@@ -65,6 +65,7 @@ public final class DrainDriver implements Runnable {
     /** Drains {@code arena}, checks it is closed and empty, and deallocates the drained records as their owner. */
     static void drainAndRelease(VmmArena arena, CheckingBackend backend) {
         List<Allocation> drained = arena.closeAndDrain();
+        backend.drainReturned();
         Scenario.check(arena.state() == ArenaState.CLOSED, "state " + arena.state() + " after closeAndDrain");
         Scenario.check(arena.liveCount() == 0, "table not empty right after the drain");
         long mapped = arena.mappedBytes();

@@ -11,16 +11,16 @@ import dev.keel.VmmArena;
  * <p>Scenario: the main thread mallocs {@code v0} first. Thread {@code f} frees {@code v0}; thread
  * {@code c} calls {@code closeAndDrain} and, as the owner of the drained records, deallocates them,
  * checking right after the drain that the arena is {@code CLOSED}, empty and has mapped bytes 0.
- * At the end: the handle was released exactly once, by the free or by {@code c} (a free that the
- * drain missed while it was still unmapping, or a record both freed and drained, is released
- * twice), nothing is in the table and a second drain returns nothing.
+ * At the end: the handle was released exactly once, by the free or by {@code c} (a record both
+ * freed and drained is released twice), and never by {@code f} after the drain had returned (a
+ * free the drain did not wait for), nothing is in the table and a second drain returns nothing.
  *
  * <p>The arena and the backend are declared {@linkplain Scenario#sharing shared}, as in
  * {@link DrainDriver}.
  *
- * <p>Catches, under JPF: a free without the in-flight guard (the drain snapshots the record, the
- * free then removes and releases it, and the closer releases it again). Lincheck's 100
- * invocations of the Lincheck gate do not reach that interleaving.
+ * <p>Catches, under JPF: a free without its mark (the free removes the record before the seal,
+ * the drain does not wait for it and returns, and the free's release comes after). Lincheck's
+ * 100 invocations of the Lincheck gate do not reach that interleaving.
  */
 public final class DrainFreeDriver implements Runnable {
 

@@ -10,9 +10,9 @@ import java.util.List;
  * of test), and (8), whose hang is a livelock: the inner close parks with a timeout and looks
  * again, JPF lets a timed park return, finds the state it left and ends that branch, and no
  * property JPF checks (safety, deadlock) is broken by a thread that loops forever; Lincheck's loop
- * bound reports it. Then three of JPF's own. (11) on {@code ActiveArenaDriver}, a driver without a
- * mutant in the Lincheck gate: Lincheck's 100 invocations missed it, JPF's exhaustive search does
- * not ({@code DrainFreeDriver} has no mutant now: see the comment at (2) below). (g), an access of the allocator's
+ * bound reports it. Then four of JPF's own. (11) on {@code ActiveArenaDriver} and (2) on
+ * {@code DrainFreeDriver}, drivers without a mutant in the Lincheck gate: Lincheck's 100
+ * invocations missed both, JPF's exhaustive search does not. (g), an access of the allocator's
  * table without its lock, which the {@code GuardedCollections} property must stop: the check
  * behind the configuration's exclusion of JDK collections from scheduling. The last: a shared
  * field that loses its {@code volatile}, which no check of a driver and no sequentially
@@ -59,11 +59,12 @@ enum JpfMutant {
                             + "        }\n"
                             + "        mutex.lock();"))),
 
-    // Not (2) on DrainFreeDriver any more: the free's check now runs under the table lock its
-    // remove takes, and the seal sweeps those locks, so a free without its mark removes a record
-    // only before the snapshot, and closeAndDrain returns the rest; what is left, a deallocation
-    // that ends after the drain returned, is nothing the driver checks (315,467 states, no error,
-    // 2026-12-05). FreeCloseDriver still catches (2): there close() releases the reserve under it.
+    // The free's check runs under the table lock its remove takes, and the seal sweeps those
+    // locks, so a free without its mark removes a record only before the snapshot; what it breaks
+    // is the drain's promise that no call runs after it: its release comes after closeAndDrain
+    // returned (CheckingBackend.drainReturned).
+    FREE_WITHOUT_GUARD_DRAIN(KernelMutant.FREE_WITHOUT_GUARD.description() + ", against closeAndDrain", Driver.DRAIN_FREE,
+            Expect.CHECK_FAILS, KernelMutant.FREE_WITHOUT_GUARD.patches()),
 
     // FreeCloseDriver, not CloseDriver: there no call returns while a close drains, so nothing reads
     // the field while the close writes it; here a free's exit reads it without a lock.
