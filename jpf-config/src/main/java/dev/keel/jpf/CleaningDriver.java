@@ -34,12 +34,12 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * once.
  *
  * <p>Catches: one tracker for every device (the round counts {@code g2}'s free since the mark,
- * or finds {@code g2} due if its cleaning has not finished), and a cleaner that
- * takes its entry out of the live set before it takes the tracker's lock to count it (a round
- * that scans in between sees the entry neither due nor finished: it would not wait for it). Not a
- * scan that does not read a slot again once it found the owner cleared: the window lies between
- * the slot's read and {@code refersTo}, which is no shared-memory access to either tool, so
- * neither can switch inside it (jcstress {@code ScanReadsSlotOnce} shows it).
+ * or finds {@code g2} due if its cleaning has not finished). Not, or too seldom to gate on, two
+ * windows inside a device, which jcstress shows instead: a cleaner that takes its entry out of
+ * the live set before it takes the tracker's lock to count it (Lincheck caught it in 2 of about
+ * 30 runs, 2026-12-05; {@code CleanerRemovesBeforeLock}), and a scan that does not read a slot
+ * again once it found the owner cleared (the window lies between the slot's read and
+ * {@code refersTo}, no shared access to either tool; {@code ScanReadsSlotOnce}).
  *
  * <p>The buffer's entry, the arena's tracker and the tracker's cleaner flag are reached by
  * reflection (the class path lets this module do so): the driver stands in for the collector and

@@ -24,9 +24,10 @@ import java.util.regex.Pattern;
 public final class JcstressGate {
 
     static final List<String> STRONG = List.of("MarkBeforeBump", "MarkBeforeFreeCheck", "BumpCas", "LiveSlotClaim",
-            "ScanReadsSlotTwice");
+            "ScanReadsSlotTwice", "CleanerFinishesUnderLock");
     static final List<String> WEAK = List.of("MarkBeforeBumpCheckedEarly", "MarkBeforeFreeCheckUnlocked", "BumpReadThenWrite",
-            "LiveSlotReadThenWrite", "ScanReadsSlotOnce");
+            "LiveSlotReadThenWrite", "ScanReadsSlotOnce",
+            "CleanerRemovesBeforeLock");
 
     private static final Pattern TEST = Pattern.compile("\\[(\\w+)]\\s+dev\\.keel\\.jcstress\\.(\\w+)");
     private static final Pattern ROW = Pattern.compile(

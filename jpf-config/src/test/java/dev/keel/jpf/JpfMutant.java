@@ -32,10 +32,11 @@ enum JpfMutant {
     SHARED_TRACKER(KernelMutant.SHARED_TRACKER, Expect.CHECK_FAILS),
     UNFAIR_HAND_OFF(KernelMutant.UNFAIR_HAND_OFF, Expect.CHECK_FAILS),
     LATE_JOIN(KernelMutant.LATE_JOIN, Expect.CHECK_FAILS),
-    // Not (15) CLEANER_REMOVES_UNLOCKED: its window is between the live set's compare-and-set and an
-    // uncontended lock acquisition, and JPF runs the acquisition inside the step before it
-    // (Abstract*Synchronizer.* never breaks; only a hand-over to a waiting thread is a scheduling
-    // point), so no round can scan in between: 18,770 states, no error. Lincheck catches it.
+    // Not (15), a cleaner that takes its entry out of the live set before the tracker's lock: its
+    // window is between the live set's compare-and-set and an uncontended lock acquisition, and JPF
+    // runs the acquisition inside the step before it (Abstract*Synchronizer.* never breaks; only a
+    // hand-over to a waiting thread is a scheduling point), so no round can scan in between: 18,770
+    // states, no error. jcstress CleanerRemovesBeforeLock shows it.
     // Two collectors at once both write the reclaimer's canary, a plain field that single flight
     // gives to one thread at a time: the race detector stops JPF there, before the driver's check.
     NO_SINGLE_FLIGHT(KernelMutant.NO_SINGLE_FLIGHT, Expect.RACE),

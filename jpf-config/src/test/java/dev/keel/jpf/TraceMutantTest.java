@@ -50,11 +50,7 @@ class TraceMutantTest {
                     + " by the callback before CallbackUnlock, where LockOrdering has no HostAcquire and the kernel records"
                     + " none (the host lock is the embedding's; only the reclaimer's own acquisitions are steps); every"
                     + " recorded step fits, and the log stops where the threads deadlock",
-            KernelMutant.ACTIVATION_NOT_ATOMIC, "ActiveArena is in no spec",
-            KernelMutant.CLEANER_REMOVES_UNLOCKED, "a step that is not recorded: the tracker's live set and its"
-                    + " counts are ReclaimDevices' variables, and no trace is checked against ReclaimDevices (the"
-                    + " recorder logs the arena and the pressure round); the scenarios' rounds fit either way"
-                    + " (Lincheck finds it with CleaningDriver)"));
+            KernelMutant.ACTIVATION_NOT_ATOMIC, "ActiveArena is in no spec"));
 
     /**
      * The defects KeelSystem found in the kernel, re-introduced: a composition's log shows each
