@@ -37,9 +37,9 @@ import org.jspecify.annotations.Nullable;
  * free takes the arena's record (that close alone then takes the entry out of the live set), or
  * by the cleaner, which cleans only an entry still in it and only once its buffer is unreachable
  * (so no close can come any more). A close that finds the record drained by the arena's close
- * leaves the entry to the cleaner, which finds the memory freed and counts nothing. A cleaner's free is
- * reported to the tracker after it is done, so a waiting collector never counts memory that is
- * not yet free.
+ * leaves the entry to the cleaner, which finds the memory freed and counts nothing. A cleaner's
+ * free is reported to the tracker after it is done, so a waiting collector never counts memory
+ * that is not yet free.
  *
  * <p>A buffer freed by the Cleaner is counted in {@link ArenaStats#freedByCleaner()} and, when
  * the {@link LeakDetector} tracked it, reported once as a leak with its allocation's stack trace.

@@ -29,9 +29,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * collection clears the phantom of an owner dropped after its close (a slot claimed and given back
  * in the live set while the cleaner finishes and the round scans; a plain entry, not a buffer, so
  * that JPF's search stays within minutes). At the end: the round found exactly {@code g1} (one
- * entry of {@code G} bytes) and, once the threads are done, counts {@code g1}'s free and its bytes; no entry is left live
- * on either device; after both arenas close, every grant of both backends was released exactly
- * once.
+ * entry of {@code G} bytes) and, once the threads are done, counts {@code g1}'s free and its
+ * bytes; no entry is left live on either device; after both arenas close, every grant of both
+ * backends was released exactly once.
  *
  * <p>Catches: one tracker for every device (the round counts {@code g2}'s free since the mark,
  * or finds {@code g2} due if its cleaning has not finished). Not, or too seldom to gate on, two

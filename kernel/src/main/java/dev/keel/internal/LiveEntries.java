@@ -17,8 +17,8 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * home slot). The entry records its table and slot. {@link #remove} puts {@code null} back by
  * compare-and-set from the entry, at the slot it recorded, so a second removal of the same entry
  * never clears the slot that a later entry has claimed since; {@link #removeTaken} puts it back
- * by a release store, for the one remover that a buffer's close has already chosen. When every probe of the newest
- * table finds a slot taken, a table twice its size is added under {@code growLock} and new
+ * by a release store, for the one remover that a buffer's close has already chosen. When every
+ * probe of the newest table finds a slot taken, a table twice its size is added under {@code growLock} and new
  * entries go there; an older table keeps its entries until they are removed, and its slots. A
  * table is replaced only when {@value #LINEAR_PROBES} + {@value #RANDOM_PROBES} probes in a row
  * found a slot taken, which is rare below half full, so the slots of all tables stay within a
@@ -27,8 +27,8 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * <p>Why this and not a concurrent map. An add and a remove are one compare-and-set each on a slot
  * that no other thread is likely to touch (homes are spread by the key, a buffer's address), and
  * nothing else (a close's removal not even that): no node to allocate, no count to keep, no lock
- * on a remove. Threads that register
- * and close buffers of one device do not wait for each other here. The price is a scan of every
+ * on a remove. Threads that register and close buffers of one device do not wait for each other
+ * here. The price is a scan of every
  * slot in {@link #cleared()} and {@link #size()}: only a pressure round, an idle cleaner and tests
  * call them.
  *
@@ -83,7 +83,7 @@ final class LiveEntries {
      * compare-and-set of {@link #remove} does, without the atomic instruction.
      */
     void removeTaken(ReclaimTracker.Entry entry) {
-        LiveEntries.Table table = entry.table;
+        Table table = entry.table;
         if (table != null) {
             table.slots.setRelease(entry.slot, null);
         }

@@ -36,8 +36,8 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Cost. Registering and an explicit close take no lock: a registration claims a slot of the
  * live set ({@link LiveEntries}) by one compare-and-set and a close gives it back by a release
- * store ({@link Entry#closedByOwner()}), so threads that allocate and close buffers of one device do not
- * queue behind each other here. The lock is taken by the cleaner thread when it finishes an entry
+ * store ({@link Entry#closedByOwner()}), so threads that allocate and close buffers of one device
+ * do not queue behind each other here. The lock is taken by the cleaner thread when it finishes an entry
  * and by the pressure callback. The cleaner thread starts with the first entry that frees memory
  * and ends once the tracker is unreachable and every entry has finished; it holds the tracker
  * itself only weakly.
@@ -100,8 +100,8 @@ public final class ReclaimTracker {
     /**
      * Registers {@code entry}, constructed for this tracker, whose {@link Entry#free()} this
      * tracker's cleaner thread runs once the owner has become unreachable, unless the owner's
-     * close {@linkplain Entry#closedByOwner() took it out} first. {@code key} spreads the entries over the live set (a
-     * buffer's address): an identity hash would cost a new object more than the set's add and
+     * close {@linkplain Entry#closedByOwner() took it out} first. {@code key} spreads the entries
+     * over the live set (a buffer's address): an identity hash would cost a new object more than the set's add and
      * remove together; entries with the same key stay distinct.
      *
      * @throws IllegalArgumentException if {@code entry} was constructed for another tracker
