@@ -10,11 +10,12 @@ import java.util.List;
  * of test), and (8), whose hang is a livelock: the inner close parks with a timeout and looks
  * again, JPF lets a timed park return, finds the state it left and ends that branch, and no
  * property JPF checks (safety, deadlock) is broken by a thread that loops forever; Lincheck's loop
- * bound reports it. Then four of JPF's own. (11) on {@code ActiveArenaDriver} and (2) on
+ * bound reports it. Then five of JPF's own. (11) on {@code ActiveArenaDriver} and (2) on
  * {@code DrainFreeDriver}, drivers without a mutant in the Lincheck gate: Lincheck's 100
  * invocations missed both, JPF's exhaustive search does not. (g), an access of the allocator's
  * table without its lock, which the {@code GuardedCollections} property must stop: the check
- * behind the configuration's exclusion of JDK collections from scheduling. The last: a shared
+ * behind the configuration's exclusion of JDK collections from scheduling. (s), the same for the
+ * allocation table's segments and their lock ({@code GuardedSegments}). The last: a shared
  * field that loses its {@code volatile}, which no check of a driver and no sequentially
  * consistent model checker can tell from the kernel, but which is a data race the race detector
  * must report.
@@ -60,6 +61,20 @@ enum JpfMutant {
                             + "        }\n"
                             + "        mutex.lock();"))),
 
+    // The check behind keel-jpf.properties' exclusions for the allocation table's segments: an
+    // access of a segment's fields without its lock must stop JPF (GuardedSegments), or the
+    // exclusion would hide it. DrainDriver's closeAndDrain takes the snapshot.
+    SEGMENT_READ_UNLOCKED("(s) the table's snapshot counts the segments' records before taking their locks",
+            Driver.DRAIN, Expect.UNGUARDED_SEGMENT,
+            List.of(new Patch("dev/keel/internal/AllocationTable.java",
+                    "lockAll(); try { int total = 0; for (Segment segment : segments) { total += segment.count; }",
+                    "int total = 0;\n"
+                            + "        for (Segment segment : segments) {\n"
+                            + "            total += segment.count; // MUTANT: read before the segment locks are taken\n"
+                            + "        }\n"
+                            + "        lockAll();\n"
+                            + "        try {\n"))),
+
     // The free's check runs under the table lock its remove takes, and the seal sweeps those
     // locks, so a free without its mark removes a record only before the snapshot; what it breaks
     // is the drain's promise that no call runs after it: its release comes after closeAndDrain
@@ -83,7 +98,9 @@ enum JpfMutant {
         /** Two threads at unordered accesses of a plain field, one of them a write. */
         RACE("data race"),
         /** Kernel code at a JDK collection without the lock that guards it. */
-        UNGUARDED("unguarded collection access");
+        UNGUARDED("unguarded collection access"),
+        /** An allocation table segment's fields or slots without the segment's lock. */
+        UNGUARDED_SEGMENT("unguarded segment access");
 
         private final String label;
 
@@ -102,6 +119,7 @@ enum JpfMutant {
                 case DEADLOCK -> property.endsWith(".NotDeadlockedProperty");
                 case RACE -> property.endsWith(".VolatileAwareRaceDetector") && message.startsWith("race for field");
                 case UNGUARDED -> property.endsWith(".GuardedCollections") && message.startsWith("unguarded access");
+                case UNGUARDED_SEGMENT -> property.endsWith(".GuardedSegments") && message.startsWith("unguarded access");
             };
         }
     }
