@@ -16,7 +16,8 @@ public final class ScenarioRun {
     /**
      * The longest a recording may take; a kernel variant that hangs in every scenario stops here.
      * Each hanging scenario is left after its join times out: mutant (3) of the mutant gate hangs
-     * in most of the pressure and system scenarios and needed 170 to 181 s, at the old limit of 180.
+     * in most of the pressure and system scenarios, and needed 170 to 181 s (at the old limit of
+     * 180) while a scenario was given 10 s.
      */
     private static final long LIMIT_SECONDS = 300;
 
