@@ -10,12 +10,13 @@ import java.util.List;
  * of test), and (8), whose hang is a livelock: the inner close parks with a timeout and looks
  * again, JPF lets a timed park return, finds the state it left and ends that branch, and no
  * property JPF checks (safety, deadlock) is broken by a thread that loops forever; Lincheck's loop
- * bound reports it. Then five of JPF's own. (11) on {@code ActiveArenaDriver} and (2) on
+ * bound reports it. Then six of JPF's own. (11) on {@code ActiveArenaDriver} and (2) on
  * {@code DrainFreeDriver}, drivers without a mutant in the Lincheck gate: Lincheck's 100
  * invocations missed both, JPF's exhaustive search does not. (g), an access of the allocator's
  * table without its lock, which the {@code GuardedCollections} property must stop: the check
- * behind the configuration's exclusion of JDK collections from scheduling. (s), the same for the
- * allocation table's segments and their lock ({@code GuardedSegments}). The last: a shared
+ * behind the configuration's exclusion of JDK collections from scheduling. (s) and (h), the same
+ * for the allocation table's segments and their lock ({@code GuardedSegments}) and for the kernel's
+ * fields under a {@code java.util.concurrent} lock ({@code GuardedFields}). The last: a shared
  * field that loses its {@code volatile}, which no check of a driver and no sequentially
  * consistent model checker can tell from the kernel, but which is a data race the race detector
  * must report.
@@ -75,6 +76,17 @@ enum JpfMutant {
                             + "        lockAll();\n"
                             + "        try {\n"))),
 
+    // The check behind keel-jpf.properties' exclusions for kernel fields under a
+    // java.util.concurrent lock: an access of one without its lock must stop JPF (GuardedFields).
+    FLIGHT_READ_UNLOCKED("(h) GcReclaimer reads whether a collection runs before taking its flight lock",
+            Driver.SINGLE_FLIGHT, Expect.UNGUARDED_FIELD,
+            List.of(new Patch("dev/keel/GcReclaimer.java",
+                    "flight.lock(); try { // ReclaimJoin is this whole block, atomic under flight. if (!collecting) {",
+                    "boolean idle = !collecting; // MUTANT: read before the flight lock\n"
+                            + "        flight.lock();\n"
+                            + "        try {\n"
+                            + "            if (idle) {"))),
+
     // The free's check runs under the table lock its remove takes, and the seal sweeps those
     // locks, so a free without its mark removes a record only before the snapshot; what it breaks
     // is the drain's promise that no call runs after it: its release comes after closeAndDrain
@@ -100,7 +112,9 @@ enum JpfMutant {
         /** Kernel code at a JDK collection without the lock that guards it. */
         UNGUARDED("unguarded collection access"),
         /** An allocation table segment's fields or slots without the segment's lock. */
-        UNGUARDED_SEGMENT("unguarded segment access");
+        UNGUARDED_SEGMENT("unguarded segment access"),
+        /** A kernel field listed as guarded by a {@code java.util.concurrent} lock, without that lock. */
+        UNGUARDED_FIELD("unguarded field access");
 
         private final String label;
 
@@ -120,6 +134,7 @@ enum JpfMutant {
                 case RACE -> property.endsWith(".VolatileAwareRaceDetector") && message.startsWith("race for field");
                 case UNGUARDED -> property.endsWith(".GuardedCollections") && message.startsWith("unguarded access");
                 case UNGUARDED_SEGMENT -> property.endsWith(".GuardedSegments") && message.startsWith("unguarded access");
+                case UNGUARDED_FIELD -> property.endsWith(".GuardedFields") && message.startsWith("unguarded access");
             };
         }
     }
