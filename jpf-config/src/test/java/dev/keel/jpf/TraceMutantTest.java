@@ -10,12 +10,15 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Collections;
 import java.util.EnumMap;
 import java.util.EnumSet;
 import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -60,10 +63,15 @@ class TraceMutantTest {
     private static final Set<KernelMutant> REJECTED_BY_KEEL_SYSTEM =
             EnumSet.of(KernelMutant.CLOSING_FREE_NOOP, KernelMutant.HOST_CLOSE_HOLDS);
 
-    private static final Map<KernelMutant, String> CAUGHT = new EnumMap<>(KernelMutant.class);
+    private static final Map<KernelMutant, String> CAUGHT = Collections.synchronizedMap(new EnumMap<>(KernelMutant.class));
 
+    /**
+     * Two mutants at a time: each one's build, recording and TLC runs are its own (a directory, a
+     * compiler task, child JVMs), and a hanging recording leaves a core idle while it waits.
+     */
     @ParameterizedTest(name = "{0} shows in a trace")
     @EnumSource(KernelMutant.class)
+    @Execution(ExecutionMode.CONCURRENT)
     void mutantIsRejected(KernelMutant mutant, @TempDir Path workDir) throws IOException, InterruptedException {
         assumeTrue(!"false".equals(System.getProperty("keel.mutants")), "mutants skipped (-Dkeel.mutants=false)");
         assumeTrue(!NOT_IN_A_TRACE.containsKey(mutant), () -> NOT_IN_A_TRACE.get(mutant));
