@@ -116,6 +116,9 @@ final class Scenario {
      * accesses, at each of which JPF tried every other thread, without any bearing on the kernel
      * ({@code LockOrderingDriver} did not finish). {@code LockSupport} likewise: its initialiser
      * runs under a class-initialisation lock, a scheduling point in whichever thread parks first.
+     * The kernel's {@code Jfr} too: the first malloc or close of a scenario initialises it, and
+     * with it the JDK's {@code ModuleLayer} and {@code Optional}, and in {@code BumpDriver} those
+     * initialisers were about a twelfth of the search's thread choices.
      * Lincheck runs the drivers' {@code run()} directly and analyses no JDK class, so it does not
      * need this.
      */
@@ -123,6 +126,7 @@ final class Scenario {
         ForkJoinPool.getCommonPoolParallelism();
         try {
             Class.forName("java.util.concurrent.locks.LockSupport", true, null);
+            Class.forName("dev.keel.internal.Jfr", true, Scenario.class.getClassLoader());
         } catch (ClassNotFoundException e) {
             throw new IllegalStateException(e);
         }
