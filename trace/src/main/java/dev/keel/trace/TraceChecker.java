@@ -75,8 +75,12 @@ final class TraceChecker {
     private Verdict run(TraceModel model, Path dir) throws IOException {
         Path cfg = model.write(dir);
         Path out = dir.resolve("tlc.out");
+        // TLC unpacks its standard modules into java.io.tmpdir: two checks running at once (the
+        // trace mutant gate runs two mutants at a time) would read each other's half-written TLC.tla.
+        Path tmp = Files.createDirectories(dir.resolve("tmp"));
         List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-XX:+UseParallelGC", "-Xss4m", "-DTLA-Library=" + specDir.toAbsolutePath(),
+                "-XX:+UseParallelGC", "-Xss4m", "-Djava.io.tmpdir=" + tmp.toAbsolutePath(),
+                "-DTLA-Library=" + specDir.toAbsolutePath(),
                 "-cp", tlaTools.toString(), "tlc2.TLC", "-workers", "1", "-cleanup",
                 "-metadir", dir.resolve("meta").toAbsolutePath().toString(),
                 "-config", cfg.getFileName().toString(), model.spec().module());
