@@ -19,11 +19,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * own tracker. The main thread allocates on device 1 a buffer {@code g1} of {@code G} bytes, on
  * device 2 a buffer {@code g2} of {@code 2G}; it takes device 1's mark, then
  * does what a collection does to unreachable buffers: it clears the phantoms of {@code g1} and
- * {@code g2} (a collection is process-wide, so both devices' garbage is due at once), and cleans
- * {@code g2} as device 2's cleaner thread would (before the threads start: a third thread in the
- * free path took JPF's search past ten minutes). The buffers stay reachable from the driver, so no
- * real collection takes part. Threads: {@code clean1} cleans {@code g1} as device 1's cleaner
- * thread cleans what its queue hands it; {@code round1} takes device 1's garbage since the mark,
+ * {@code g2} (a collection is process-wide, so both devices' garbage is due at once). The buffers
+ * stay reachable from the driver, so no real collection takes part. Threads: {@code clean1} and
+ * {@code clean2} clean {@code g1} and {@code g2} as each device's cleaner thread cleans what its
+ * queue hands it (JPF: about 229,000 states, 4 minutes; with {@code g2} cleaned before the threads
+ * started, as until 2026-12-05, about 7,000); {@code round1} takes device 1's garbage since the mark,
  * as a pressure round does right after its collection; {@code user1} registers an entry on device
  * 1, gives its slot back as the close that freed its owner's memory does, and then clears it as a
  * collection clears the phantom of an owner dropped after its close (a slot claimed and given back
@@ -34,7 +34,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * backends was released exactly once.
  *
  * <p>Catches: one tracker for every device (the round counts {@code g2}'s free since the mark,
- * or finds {@code g2} due if its cleaning has not finished). Not, or too seldom to gate on, two
+ * or finds {@code g2} due if its cleaning has not finished, depending on where {@code clean2} is). Not, or too seldom to gate on, two
  * windows inside a device, which jcstress shows instead: a cleaner that takes its entry out of
  * the live set before it takes the tracker's lock to count it (Lincheck caught it in 2 of about
  * 30 runs, 2026-12-05; {@code CleanerRemovesBeforeLock}), and a scan that does not read a slot
@@ -71,11 +71,11 @@ public final class CleaningDriver implements Runnable {
         ReclaimTracker.Garbage mark1 = tracker1.mark();
         garbage1.clear(); // the collection: both devices' garbage is due at once
         garbage2.clear();
-        garbage2.clean(); // device 2's cleaner
         ReclaimTracker.Garbage[] round = new ReclaimTracker.Garbage[1];
         new Scenario("cleaning")
                 .sharing(arena1, arena2, tracker1, tracker2, garbage1, garbage2, round)
                 .thread("clean1", garbage1::clean)
+                .thread("clean2", garbage2::clean)
                 .thread("round1", () -> round[0] = tracker1.garbage(mark1))
                 .thread("user1", () -> {
                     Object owner = new Object();
