@@ -1,8 +1,6 @@
 package dev.keel.jpf.ext;
 
 import gov.nasa.jpf.Config;
-import gov.nasa.jpf.PropertyListenerAdapter;
-import gov.nasa.jpf.search.Search;
 import gov.nasa.jpf.vm.ElementInfo;
 import gov.nasa.jpf.vm.Instruction;
 import gov.nasa.jpf.vm.StackFrame;
@@ -27,21 +25,19 @@ import java.util.Map;
  * while a constructor of the owning class runs (its object is not yet published) and accesses
  * inside a class initialiser (one thread, under the class's initialisation lock) are not checked.
  */
-public final class GuardedCollections extends PropertyListenerAdapter {
+public final class GuardedCollections extends LockDiscipline {
 
     private static final List<String> COLLECTIONS = List.of("java.util.HashMap", "java.util.HashSet",
             "java.util.TreeMap", "java.util.TreeSet");
     /** Kernel classes that keep JDK collections, and the field of their lock. */
     private static final Map<String, String> GUARDS = Map.of("dev.keel.DeviceAllocator", "mutex");
 
-    private String violation;
-
     public GuardedCollections(Config conf) {
     }
 
     @Override
     public void instructionExecuted(VM vm, ThreadInfo ti, Instruction next, Instruction executed) {
-        if (violation != null || !(executed instanceof InstanceFieldInstruction access)) {
+        if (stopped() || !(executed instanceof InstanceFieldInstruction access)) {
             return;
         }
         ElementInfo target = access.getLastElementInfo();
@@ -53,9 +49,8 @@ public final class GuardedCollections extends PropertyListenerAdapter {
             if (cls.startsWith("dev.keel.") && !cls.startsWith("dev.keel.jpf.")) {
                 String problem = unguarded(ti, frame, cls);
                 if (problem != null) {
-                    violation = "unguarded access of " + access.getFieldInfo().getFullName() + " by " + ti.getName()
-                            + " in " + frame.getMethodInfo().getFullName() + ": " + problem;
-                    ti.breakTransition("unguarded collection access");
+                    stop(ti, "unguarded access of " + access.getFieldInfo().getFullName() + " by " + ti.getName()
+                            + " in " + frame.getMethodInfo().getFullName() + ": " + problem, "unguarded collection access");
                 }
                 return;
             }
@@ -78,9 +73,7 @@ public final class GuardedCollections extends PropertyListenerAdapter {
             self = ti.getElementInfo(self.getReferenceField("this$0")); // an inner class: its owner
         }
         ElementInfo lock = ti.getElementInfo(self.getReferenceField(lockField));
-        ElementInfo sync = ti.getElementInfo(lock.getReferenceField("sync"));
-        int holder = sync.getReferenceField("exclusiveOwnerThread");
-        return holder == ti.getThreadObjectRef() ? null : owner + "." + lockField + " not held";
+        return owns(ti, lock) ? null : owner + "." + lockField + " not held";
     }
 
     /** Whether a constructor of a guarding class is on the stack: its object is not published yet. */
@@ -116,20 +109,5 @@ public final class GuardedCollections extends PropertyListenerAdapter {
             }
         }
         return false;
-    }
-
-    @Override
-    public boolean check(Search search, VM vm) {
-        return violation == null;
-    }
-
-    @Override
-    public String getErrorMessage() {
-        return violation;
-    }
-
-    @Override
-    public void reset() {
-        violation = null;
     }
 }

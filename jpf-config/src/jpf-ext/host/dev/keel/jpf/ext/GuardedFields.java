@@ -1,8 +1,6 @@
 package dev.keel.jpf.ext;
 
 import gov.nasa.jpf.Config;
-import gov.nasa.jpf.PropertyListenerAdapter;
-import gov.nasa.jpf.search.Search;
 import gov.nasa.jpf.vm.ElementInfo;
 import gov.nasa.jpf.vm.Instruction;
 import gov.nasa.jpf.vm.MethodInfo;
@@ -32,7 +30,7 @@ import java.util.Set;
  * names this thread as its exclusive owner. Not checked: accesses while a constructor of the
  * field's class runs (the object is not yet published).
  */
-public final class GuardedFields extends PropertyListenerAdapter {
+public final class GuardedFields extends LockDiscipline {
 
     private static final String ALLOCATOR = "dev.keel.DeviceAllocator";
     /** Guarded class, and where its lock is: the object's own field, its enclosing object's, or the stack's allocator's. */
@@ -44,7 +42,6 @@ public final class GuardedFields extends PropertyListenerAdapter {
             ALLOCATOR + "$Waiter", new Guard(Owner.ALLOCATOR_ON_STACK, "mutex"));
 
     private final Map<String, Set<String>> guarded = new HashMap<>();
-    private String violation;
 
     public GuardedFields(Config conf) {
         for (String entry : conf.getStringArray("vm.shared.never_break_fields", new String[0])) {
@@ -61,7 +58,7 @@ public final class GuardedFields extends PropertyListenerAdapter {
 
     @Override
     public void executeInstruction(VM vm, ThreadInfo ti, Instruction insn) {
-        if (violation != null || !(insn instanceof InstanceFieldInstruction access)) {
+        if (stopped() || !(insn instanceof InstanceFieldInstruction access)) {
             return;
         }
         ElementInfo target = access.peekElementInfo(ti);
@@ -75,9 +72,8 @@ public final class GuardedFields extends PropertyListenerAdapter {
         }
         String problem = unguarded(ti, target, GUARDS.get(cls));
         if (problem != null) {
-            violation = "unguarded access of " + cls + "." + access.getFieldName() + " by " + ti.getName() + " in "
-                    + insn.getMethodInfo().getFullName() + ": " + problem;
-            ti.breakTransition("unguarded field access");
+            stop(ti, "unguarded access of " + cls + "." + access.getFieldName() + " by " + ti.getName() + " in "
+                    + insn.getMethodInfo().getFullName() + ": " + problem, "unguarded field access");
         }
     }
 
@@ -92,9 +88,7 @@ public final class GuardedFields extends PropertyListenerAdapter {
             return "no allocator's code is on the stack";
         }
         ElementInfo lock = ti.getElementInfo(owner.getReferenceField(guard.lockField()));
-        ElementInfo sync = ti.getElementInfo(lock.getReferenceField("sync"));
-        return sync.getReferenceField("exclusiveOwnerThread") == ti.getThreadObjectRef() ? null
-                : owner.getClassInfo().getName() + "." + guard.lockField() + " not held";
+        return owns(ti, lock) ? null : owner.getClassInfo().getName() + "." + guard.lockField() + " not held";
     }
 
     /** The allocator whose method, or whose inner object's method, is nearest the top of the stack. */
@@ -125,21 +119,6 @@ public final class GuardedFields extends PropertyListenerAdapter {
             }
         }
         return false;
-    }
-
-    @Override
-    public boolean check(Search search, VM vm) {
-        return violation == null;
-    }
-
-    @Override
-    public String getErrorMessage() {
-        return violation;
-    }
-
-    @Override
-    public void reset() {
-        violation = null;
     }
 
     private enum Owner { SELF, ENCLOSING, ALLOCATOR_ON_STACK }

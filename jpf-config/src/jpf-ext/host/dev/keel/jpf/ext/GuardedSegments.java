@@ -1,8 +1,6 @@
 package dev.keel.jpf.ext;
 
 import gov.nasa.jpf.Config;
-import gov.nasa.jpf.PropertyListenerAdapter;
-import gov.nasa.jpf.search.Search;
 import gov.nasa.jpf.vm.ElementInfo;
 import gov.nasa.jpf.vm.Instruction;
 import gov.nasa.jpf.vm.MethodInfo;
@@ -32,31 +30,29 @@ import gov.nasa.jpf.vm.bytecode.ReturnInstruction;
  * a snapshot's buffer), must come from the thread that holds that segment. Not checked: accesses
  * while a segment or table constructor runs (the object is not yet published).
  */
-public final class GuardedSegments extends PropertyListenerAdapter {
+public final class GuardedSegments extends LockDiscipline {
 
     static final String SEGMENT = "dev.keel.internal.AllocationTable$Segment";
     static final String TABLE = "dev.keel.internal.AllocationTable";
     /** JPF's name of the array class (resolving its component class by name fails for a nested class). */
     private static final String SEGMENT_ARRAY = "[L" + SEGMENT + ";";
 
-    private String violation;
-
     public GuardedSegments(Config conf) {
     }
 
     @Override
     public void executeInstruction(VM vm, ThreadInfo ti, Instruction insn) {
-        if (violation != null) {
+        if (stopped()) {
             return;
         }
         MethodInfo method = insn.getMethodInfo();
         if (SEGMENT.equals(method.getClassName())) {
             if (insn instanceof ReturnInstruction && method.getName().equals("lock")) {
-                held(ti, ti.getTopFrame().getThis()).setObjectAttr(new Holder(ti.getId()));
+                ti.getModifiableElementInfo(ti.getTopFrame().getThis()).setObjectAttr(new Holder(ti.getId()));
                 return;
             }
             if (insn.getPosition() == 0 && method.getName().equals("unlock")) {
-                held(ti, ti.getTopFrame().getThis()).setObjectAttr(null);
+                ti.getModifiableElementInfo(ti.getTopFrame().getThis()).setObjectAttr(null);
                 return;
             }
         }
@@ -67,15 +63,17 @@ public final class GuardedSegments extends PropertyListenerAdapter {
                 require(ti, target, "field " + access.getFieldName());
             }
         } else if (insn instanceof ArrayElementInstruction access) {
+            // The stack walk last: every array access of every method comes here.
             ElementInfo array = access.peekArrayElementInfo(ti);
-            if (array == null || constructing(ti)) {
+            if (array == null) {
                 return;
             }
             if (isSegmentArray(array) && !access.isRead()) {
-                violation = "the segments array written after the table's constructor, by " + ti.getName() + " in "
-                        + method.getFullName();
-                ti.breakTransition("segments array written");
-            } else if (SEGMENT.equals(method.getClassName()) && !method.isStatic()) {
+                if (!constructing(ti)) {
+                    stop(ti, "the segments array written after the table's constructor, by " + ti.getName() + " in "
+                            + method.getFullName(), "segments array written");
+                }
+            } else if (SEGMENT.equals(method.getClassName()) && !method.isStatic() && !constructing(ti)) {
                 require(ti, ti.getElementInfo(ti.getTopFrame().getThis()), "an array in " + method.getName());
             }
         }
@@ -89,15 +87,11 @@ public final class GuardedSegments extends PropertyListenerAdapter {
     private void require(ThreadInfo ti, ElementInfo segment, String what) {
         Holder holder = segment.getObjectAttr(Holder.class);
         if (holder == null || holder.thread() != ti.getId()) {
-            violation = "unguarded access of " + what + " of an allocation table segment by " + ti.getName() + " in "
+            stop(ti, "unguarded access of " + what + " of an allocation table segment by " + ti.getName() + " in "
                     + ti.getTopFrame().getMethodInfo().getFullName() + ": "
-                    + (holder == null ? "no thread holds its lock" : "another thread holds its lock");
-            ti.breakTransition("unguarded segment access");
+                    + (holder == null ? "no thread holds its lock" : "another thread holds its lock"),
+                    "unguarded segment access");
         }
-    }
-
-    private static ElementInfo held(ThreadInfo ti, int segmentRef) {
-        return ti.getModifiableElementInfo(segmentRef);
     }
 
     /** Whether a segment or table constructor is on the stack: its object is not published yet. */
@@ -109,21 +103,6 @@ public final class GuardedSegments extends PropertyListenerAdapter {
             }
         }
         return false;
-    }
-
-    @Override
-    public boolean check(Search search, VM vm) {
-        return violation == null;
-    }
-
-    @Override
-    public String getErrorMessage() {
-        return violation;
-    }
-
-    @Override
-    public void reset() {
-        violation = null;
     }
 
     /** The thread that holds a segment's lock: the segment's JPF object attribute while it is held. */
