@@ -10,13 +10,14 @@ import java.util.List;
  * of test), and (8), whose hang is a livelock: the inner close parks with a timeout and looks
  * again, JPF lets a timed park return, finds the state it left and ends that branch, and no
  * property JPF checks (safety, deadlock) is broken by a thread that loops forever; Lincheck's loop
- * bound reports it. Then six of JPF's own. (11) on {@code ActiveArenaDriver} and (2) on
+ * bound reports it. Then seven of JPF's own. (11) on {@code ActiveArenaDriver} and (2) on
  * {@code DrainFreeDriver}, drivers without a mutant in the Lincheck gate: Lincheck's 100
  * invocations missed both, JPF's exhaustive search does not. (g), an access of the allocator's
  * table without its lock, which the {@code GuardedCollections} property must stop: the check
- * behind the configuration's exclusion of JDK collections from scheduling. (s) and (h), the same
- * for the allocation table's segments and their lock ({@code GuardedSegments}) and for the kernel's
- * fields under a {@code java.util.concurrent} lock ({@code GuardedFields}). The last: a shared
+ * behind the configuration's exclusion of JDK collections from scheduling. (s), (t) and (h), the
+ * same for the allocation table's segments and their lock and array ({@code GuardedSegments}) and
+ * for the kernel's fields under a {@code java.util.concurrent} lock ({@code GuardedFields}). The
+ * last: a shared
  * field that loses its {@code volatile}, which no check of a driver and no sequentially
  * consistent model checker can tell from the kernel, but which is a data race the race detector
  * must report.
@@ -76,6 +77,16 @@ enum JpfMutant {
                             + "        lockAll();\n"
                             + "        try {\n"))),
 
+    // The other half of that check: reads of the table's array of segments are no scheduling
+    // points (KernelSharedness) because only the table's constructor writes it.
+    SEGMENTS_REPLACED("(t) the table's clear replaces its segments instead of emptying them", Driver.DRAIN,
+            Expect.SEGMENT_ARRAY_WRITTEN,
+            List.of(new Patch("dev/keel/internal/AllocationTable.java",
+                    "for (Segment segment : segments) { segment.reset(); }",
+                    "for (int i = 0; i < SEGMENT_COUNT; i++) {\n"
+                            + "                segments[i] = new Segment(); // MUTANT: the array written after the constructor\n"
+                            + "            }"))),
+
     // The check behind keel-jpf.properties' exclusions for kernel fields under a
     // java.util.concurrent lock: an access of one without its lock must stop JPF (GuardedFields).
     FLIGHT_READ_UNLOCKED("(h) GcReclaimer reads whether a collection runs before taking its flight lock",
@@ -113,6 +124,8 @@ enum JpfMutant {
         UNGUARDED("unguarded collection access"),
         /** An allocation table segment's fields or slots without the segment's lock. */
         UNGUARDED_SEGMENT("unguarded segment access"),
+        /** The allocation table's array of segments written after the table's constructor. */
+        SEGMENT_ARRAY_WRITTEN("segments array written"),
         /** A kernel field listed as guarded by a {@code java.util.concurrent} lock, without that lock. */
         UNGUARDED_FIELD("unguarded field access");
 
@@ -134,6 +147,8 @@ enum JpfMutant {
                 case RACE -> property.endsWith(".VolatileAwareRaceDetector") && message.startsWith("race for field");
                 case UNGUARDED -> property.endsWith(".GuardedCollections") && message.startsWith("unguarded access");
                 case UNGUARDED_SEGMENT -> property.endsWith(".GuardedSegments") && message.startsWith("unguarded access");
+                case SEGMENT_ARRAY_WRITTEN -> property.endsWith(".GuardedSegments")
+                        && message.startsWith("the segments array written");
                 case UNGUARDED_FIELD -> property.endsWith(".GuardedFields") && message.startsWith("unguarded access");
             };
         }
