@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -128,8 +130,11 @@ class KernelTestMutantTest {
         }
     }
 
+    // Two mutants at a time (junit-platform.properties): each builds into its own folder and runs
+    // its tests in JVMs of its own, and most of a run is waiting for a child JVM.
     @ParameterizedTest(name = "{0} fails its tests")
     @EnumSource(Mutant.class)
+    @Execution(ExecutionMode.CONCURRENT)
     void kernelTestsFailOnTheMutant(Mutant mutant, @TempDir Path workDir) throws Exception {
         assumeTrue(!"false".equals(System.getProperty("keel.mutants")), "mutants skipped (-Dkeel.mutants=false)");
         Path variant = MutantKernel.build(mutant.patches, KERNEL_SOURCES, KERNEL_TESTS, workDir,
