@@ -110,7 +110,8 @@ final class DriverRun {
         } catch (Throwable failure) {
             String report = String.valueOf(failure.getMessage());
             if (!(failure instanceof AssertionError)) { // Lincheck's reports, and the drivers' checks, are AssertionErrors
-                return new Outcome(Verdict.INCONCLUSIVE, secondsSince(start), "Lincheck itself failed: " + failure, report);
+                return new Outcome(Verdict.INCONCLUSIVE, secondsSince(start), "Lincheck itself failed: " + firstLine(failure),
+                        report);
             }
             Verdict verdict = report.startsWith("Non-determinism found") ? Verdict.INCONCLUSIVE : Verdict.FAILED;
             return new Outcome(verdict, secondsSince(start), reason(failure, report), report);
@@ -149,6 +150,15 @@ final class DriverRun {
             }
         }
         return failure.getClass().getSimpleName();
+    }
+
+    /**
+     * The first line of {@code failure}'s description, for the summary's table cell: the message of
+     * Lincheck's own exception can hold a whole report (the report is kept beside the summary).
+     */
+    static String firstLine(Throwable failure) {
+        String first = failure.toString().lines().findFirst().orElse("");
+        return first.length() > 160 ? first.substring(0, 157) + "..." : first;
     }
 
     private static double secondsSince(long start) {
