@@ -60,7 +60,7 @@ final class JpfGate {
     private static final Pattern ELAPSED = Pattern.compile("elapsed time:\\s+(\\S+)");
     private static final Pattern STATES = Pattern.compile("states:\\s+new=(\\d+)");
     private static final Pattern MODEL = Pattern.compile("keel-jpf-ext: model (\\S+) peer (\\S+)");
-    private static final Pattern SPINS = Pattern.compile("keel-jpf-ext: onSpinWait skipped (\\d+)");
+    private static final Pattern SPINS = Pattern.compile("keel-jpf-ext: onSpinWait skipped (\\d+), in the kernel (\\d+), spin phases ended (\\d+)");
     private static final String TOOL = "JPF (jpf-core java-17), exhaustive";
 
     private final Path jpfHome;
@@ -72,6 +72,8 @@ final class JpfGate {
     private final Summary summary;
     private final Map<String, String> peersSeen = new TreeMap<>();
     private long spinsSkipped;
+    private long kernelSpins;
+    private long spinPhasesEnded;
     private int drivers;
     private int passed;
     private int mutantsCaught;
@@ -285,8 +287,12 @@ final class JpfGate {
         }
         if (spinsSkipped == 0) {
             failures.add("no run met Thread.onSpinWait: the SpinWaitHint listener is not shown used");
+        } else if (kernelSpins == 0 || spinPhasesEnded != kernelSpins) {
+            failures.add("SpinWaitHint ended " + spinPhasesEnded + " of " + kernelSpins + " kernel spin phases: a"
+                    + " kernel spin loop without a local int 'spins' multiplies JPF's states by its spin count");
         }
-        System.out.println("JPF extension used: " + peersSeen + "; onSpinWait skipped " + spinsSkipped + " times");
+        System.out.println("JPF extension used: " + peersSeen + "; onSpinWait skipped " + spinsSkipped
+                + " times, " + kernelSpins + " in the kernel, spin phases ended " + spinPhasesEnded);
     }
 
     // ------------------------------------------------------------------ runs
@@ -305,6 +311,8 @@ final class JpfGate {
         Matcher s = SPINS.matcher(run.log);
         while (s.find()) {
             spinsSkipped += Long.parseLong(s.group(1));
+            kernelSpins += Long.parseLong(s.group(2));
+            spinPhasesEnded += Long.parseLong(s.group(3));
         }
         summary.add(driver.simpleName(), "kernel", TOOL, "must pass", run.outcome);
     }

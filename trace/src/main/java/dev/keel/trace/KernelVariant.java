@@ -95,8 +95,10 @@ public final class KernelVariant {
         if (javac == null) {
             throw new IllegalStateException("no system Java compiler: run the tests on a JDK, not a JRE");
         }
+        // -g: local variable names as Maven compiles the shipped kernel; JPF's SpinWaitHint finds a
+        // spin loop's counter by its name.
         List<String> args = new ArrayList<>(List.of("--release", Integer.toString(release), "-proc:none", "-nowarn",
-                "-Xlint:none", "-d", classes.toString()));
+                "-Xlint:none", "-g", "-d", classes.toString()));
         for (Path file : javaFiles(src)) {
             args.add(file.toString());
         }
