@@ -8,8 +8,6 @@ import gov.nasa.jpf.vm.Instruction;
 import gov.nasa.jpf.vm.PathSharednessPolicy;
 import gov.nasa.jpf.vm.ThreadInfo;
 
-import java.lang.reflect.Modifier;
-
 /**
  * jpf-core's sharedness policy, with two kinds of access that cannot race taken out of scheduling.
  *
@@ -49,6 +47,6 @@ public final class KernelSharedness extends PathSharednessPolicy {
     /** Whether {@code fi} is a value captured by a function object JPF made (no class file, fields argN). */
     static boolean isCapturedValue(ClassInfo ci, FieldInfo fi) {
         return fi != null && ci.getClassFileUrl() == null && !ci.isArray() && fi.getModifiers() == 0
-                && fi.getName().matches("arg\\d+") && !Modifier.isStatic(fi.getModifiers());
+                && fi.getName().matches("arg\\d+");
     }
 }
