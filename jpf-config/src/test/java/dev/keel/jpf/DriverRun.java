@@ -146,7 +146,7 @@ final class DriverRun {
             if (l.contains("AssertionError") || l.contains("hung") || l.contains("eadlock")
                     || l.contains("Invalid execution results") || l.contains("Validation function")
                     || l.contains("Exception:") || l.contains("ivelock")) {
-                return l.length() > 160 ? l.substring(0, 157) + "..." : l;
+                return cell(l);
             }
         }
         return failure.getClass().getSimpleName();
@@ -157,8 +157,12 @@ final class DriverRun {
      * Lincheck's own exception can hold a whole report (the report is kept beside the summary).
      */
     static String firstLine(Throwable failure) {
-        String first = failure.toString().lines().findFirst().orElse("");
-        return first.length() > 160 ? first.substring(0, 157) + "..." : first;
+        return cell(failure.toString().lines().findFirst().orElse(""));
+    }
+
+    /** {@code line} cut to 160 characters for a table cell. */
+    private static String cell(String line) {
+        return line.length() > 160 ? line.substring(0, 157) + "..." : line;
     }
 
     private static double secondsSince(long start) {

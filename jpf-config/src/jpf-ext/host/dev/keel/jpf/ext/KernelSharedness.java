@@ -46,7 +46,7 @@ public final class KernelSharedness extends PathSharednessPolicy {
 
     /** Whether {@code fi} is a value captured by a function object JPF made (no class file, fields argN). */
     static boolean isCapturedValue(ClassInfo ci, FieldInfo fi) {
-        return fi != null && ci.getClassFileUrl() == null && !ci.isArray() && fi.getModifiers() == 0
+        return fi != null && ci.getClassFileUrl() == null && fi.getModifiers() == 0
                 && fi.getName().matches("arg\\d+");
     }
 }
