@@ -16,8 +16,10 @@ import org.jspecify.annotations.Nullable;
  * <p><b>Algorithm.</b> Each buffer is an entry of its device's {@link ReclaimTracker} (the
  * tracker of the arena's {@link VmmBackend#deviceAllocator()}, or the arena's own), which holds
  * the buffer as a phantom and queues it for that device's cleaner thread once a collection finds
- * it unreachable. The entry ({@link Cleaning}) holds the arena and the address, never the
- * buffer itself (an entry that reached the buffer would keep it reachable for ever). Its cleaning
+ * it unreachable. The entry ({@link Cleaning}) holds the arena, never the buffer itself (an entry
+ * that reached the buffer would keep it reachable for ever). The arena's malloc puts the entry
+ * into its table with the record, as the record's owner: the owners of a device's tables are its
+ * tracker's live set, and what keeps each entry reachable until its record is gone. Its cleaning
  * frees the address in the arena, then reports the free to the tracker, which is how
  * {@link GcReclaimer} learns how many frees its collection caused on its device and waits for
  * exactly those (spec {@code LockOrdering}: {@code Collect} makes garbage pending; the cleaner
@@ -25,19 +27,21 @@ import org.jspecify.annotations.Nullable;
  * it runs on a {@link DeviceAllocator}; spec {@code ReclaimDevices}: a round waits for its own
  * device's cleanings only).
  *
- * <p><b>Cost.</b> Nothing here is shared between devices, and within a device allocating and
- * closing take no lock: a buffer is two objects (itself and its entry), the registration claims
- * a slot of the tracker's live set by compare-and-set, and the close gives it back by a plain
- * (release) store: the arena's free already decides which close frees, as the table removes a
- * record once, so the close needs no atomic instruction of its own. Two threads on two devices do
- * not meet at all; two threads on one arena meet only in the arena (and in the live set where
- * their slots share a cache line).
+ * <p><b>Cost.</b> Nothing here is shared between devices, and allocating and closing cost the
+ * arena's malloc and free and two objects (the buffer and its entry), nothing more: the entry is
+ * stored in the slot beside the record, in the critical section that the malloc takes anyway, and
+ * the free's removal of the record takes it out again. Two threads on two devices do not meet at
+ * all; two threads on one arena meet only in the arena.
  *
  * <p><b>Invariants.</b> The allocation is freed at most once: by the one {@link #close()} whose
- * free takes the arena's record (that close alone then takes the entry out of the live set), or
- * by the cleaner, which cleans only an entry still in it and only once its buffer is unreachable
- * (so no close can come any more). A close that finds the record drained by the arena's close
- * leaves the entry to the cleaner, which finds the memory freed and counts nothing. A cleaner's
+ * free takes the arena's record (the table removes a record once, and an address is never handed
+ * out again), or by the cleaner. The two never meet: a closed buffer's entry left the table with
+ * the record, so once the buffer is unreachable the entry is too, and no collection queues it;
+ * the cleaner gets an entry only once its buffer is unreachable, when no close can come any more.
+ * A buffer whose record the arena's close drained is freed by the close; its entry stays live
+ * (an orphan of the tracker), so if the buffer becomes garbage its cleaning still runs: its free
+ * waits until the close has ended and finds the memory freed, counting nothing, and a pressure
+ * round that waited for it can count on the memory the close gave back. A cleaner's
  * free is reported to the tracker after it is done, so a waiting collector never counts memory
  * that is not yet free.
  *
@@ -53,18 +57,12 @@ public final class DeviceBuffer implements AutoCloseable {
     private final long size;
     private final Cleaning cleaning;
 
-    private DeviceBuffer(VmmArena arena, long va, long size) {
-        this.va = va;
+    private DeviceBuffer(VmmArena arena, long size) {
         this.size = size;
         ReclaimTracker tracker = arena.reclaimTracker();
-        Cleaning entry = new Cleaning(this, alignedSize(size, arena.granularity()), tracker, arena, va,
-                LeakDetector.track(size));
-        try {
-            tracker.register(entry, va);
-        } catch (RuntimeException | Error e) {
-            arena.freeReporting(va); // nothing is registered: free it here, once
-            throw e;
-        }
+        tracker.startCleaner(); // before the memory: a thread that cannot start leaves nothing to undo
+        Cleaning entry = new Cleaning(this, tracker, arena, LeakDetector.track(size));
+        this.va = arena.malloc(size, entry); // the entry joins the live set with the record
         this.cleaning = entry;
     }
 
@@ -77,8 +75,7 @@ public final class DeviceBuffer implements AutoCloseable {
      */
     public static DeviceBuffer allocate(VmmArena arena, long size) {
         Objects.requireNonNull(arena, "arena");
-        long va = arena.malloc(size);
-        return new DeviceBuffer(arena, va, size);
+        return new DeviceBuffer(arena, size);
     }
 
     /** The device address (unsigned). */
@@ -95,11 +92,7 @@ public final class DeviceBuffer implements AutoCloseable {
     @Override
     public void close() {
         try {
-            // The arena removes a record once and never hands its address out again, so of all
-            // closes one takes the record; only that one gives the entry's slot back.
-            if (cleaning.arena.freeTaking(va)) {
-                cleaning.closedByOwner();
-            }
+            cleaning.arena.free(va); // the record's removal takes the entry out of the live set
         } finally {
             // Reachable until the free is done: the cleaner never gets a buffer whose close is running.
             Reference.reachabilityFence(this);
@@ -111,22 +104,14 @@ public final class DeviceBuffer implements AutoCloseable {
         return "DeviceBuffer[va=0x" + Long.toHexString(va) + ", size=" + size + "]";
     }
 
-    /** {@code size} rounded up to the power of two {@code granularity}; malloc succeeded, so it fits. */
-    private static long alignedSize(long size, long granularity) {
-        return (size + granularity - 1) & -granularity;
-    }
-
     /** The buffer's tracker entry and its cleaning: it must not reach the buffer. */
     private static final class Cleaning extends ReclaimTracker.Entry {
         private final VmmArena arena;
-        private final long va;
         private final LeakDetector.@Nullable AllocationSite site; // null: not tracked for leaks
 
-        Cleaning(DeviceBuffer buffer, long bytes, ReclaimTracker tracker, VmmArena arena, long va,
-                 LeakDetector.@Nullable AllocationSite site) {
-            super(buffer, bytes, tracker);
+        Cleaning(DeviceBuffer buffer, ReclaimTracker tracker, VmmArena arena, LeakDetector.@Nullable AllocationSite site) {
+            super(buffer, tracker);
             this.arena = arena;
-            this.va = va;
             this.site = site;
         }
 
@@ -135,14 +120,14 @@ public final class DeviceBuffer implements AutoCloseable {
             boolean freed = false;
             boolean byCleaner = false;
             try {
-                freed = arena.freeReporting(va);
+                freed = arena.freeReporting(va());
             } finally {
                 byCleaner = finished(freed); // ReclaimDevices: CleanerFree (reported after the free)
             }
             if (byCleaner && freed) { // a leak: the buffer became garbage without close()
                 arena.counters().freedByCleaner();
                 if (site != null) {
-                    LeakDetector.report(site, arena, va);
+                    LeakDetector.report(site, arena, va());
                     arena.counters().leakReported();
                 }
             }

@@ -232,6 +232,8 @@ public final class VmmArena implements AutoCloseable {
     /** The cleanings of this arena's buffers: its device's ({@link VmmBackend#deviceAllocator()}) or its own. */
     private final ReclaimTracker reclaimTracker;
     private final boolean ownTracker;
+    /** Whether {@link #table} has joined the tracker's live set (with the first buffer; it leaves when the close commits). */
+    private volatile boolean tableAttached;
 
     /** Whether the arena admits a free now; asked under the table lock of the free's remove. */
     private final BooleanSupplier acceptsFrees = () -> stateOf(next.get()) < SEALED;
@@ -398,10 +400,23 @@ public final class VmmArena implements AutoCloseable {
      *                                  or exceeds the granularity
      */
     public long malloc(long size, long alignment) {
+        return malloc(size, alignment, null);
+    }
+
+    /**
+     * {@link #malloc(long)} for a {@link DeviceBuffer}: {@code owner}, the buffer's cleaning
+     * entry, goes into the table with the record, which makes it part of its tracker's live set
+     * (the table joins the tracker with the first such malloc).
+     */
+    long malloc(long size, ReclaimTracker.Entry owner) {
+        return malloc(size, granularity, owner);
+    }
+
+    private long malloc(long size, long alignment, ReclaimTracker.@Nullable Entry owner) {
         try {
             checkAlignment(alignment);
             long aligned = alignedSize(size);                  // CasBump: Request
-            return mallocInFlight(size, aligned);
+            return mallocInFlight(size, aligned, owner);
         } catch (RuntimeException | Error failure) {
             noteMallocFailure(size, failure);
             throw failure;
@@ -424,7 +439,7 @@ public final class VmmArena implements AutoCloseable {
         return roundUp(size, granularity, "size");
     }
 
-    private long mallocInFlight(long size, long aligned) {
+    private long mallocInFlight(long size, long aligned, ReclaimTracker.@Nullable Entry owner) {
         boolean open = stateOf(next.get()) == OPEN;            // InFlightLeases: MallocCheckOpen // InFlightDrain: MallocRefused // Trace: MallocCheckOpen open=open size=aligned
         if (!open) {
             throw closedException();
@@ -434,7 +449,7 @@ public final class VmmArena implements AutoCloseable {
             long offset = bump(size, aligned);                 // Trace before: Request size=size
             long va = base + offset;
             long handle = allocateBacking(va, offset, aligned); // ArenaOps: MallocBackendAlloc
-            insert(va, offset, aligned, handle);               // ArenaOps: MallocInsert
+            insert(va, offset, aligned, handle, owner);        // ArenaOps: MallocInsert
             return va;
         } finally {
             exit(lease);                                       // InFlightLeases: MallocExit // InFlightDrain: MallocExit
@@ -513,9 +528,12 @@ public final class VmmArena implements AutoCloseable {
      * while the table grows), undoes the mapping and the bump, neither of which anyone else has
      * seen yet: this path is not in the spec, where the table never fails.
      */
-    private void insert(long va, long offset, long aligned, long handle) {
+    private void insert(long va, long offset, long aligned, long handle, ReclaimTracker.@Nullable Entry owner) {
         try {
-            table.put(va, aligned, handle);                    // Trace: MallocInsert
+            if (owner != null && !tableAttached) {
+                attachTable();
+            }
+            table.put(va, aligned, handle, owner);             // Trace: MallocInsert
         } catch (Throwable failure) {
             RuntimeException releaseFailure = release(va, aligned, handle);
             if (releaseFailure != null) {
@@ -524,6 +542,15 @@ public final class VmmArena implements AutoCloseable {
             giveBackOrLeak(offset, aligned);
             throw failure;
         }
+    }
+
+    /**
+     * Adds the table's owners to the tracker's live set, before the first owner goes in: a round
+     * can take a buffer for garbage only after the buffer was returned, so after this.
+     */
+    private void attachTable() {
+        reclaimTracker.attach(table);
+        tableAttached = true;
     }
 
     private void noteMallocFailure(long size, Throwable failure) {
@@ -563,17 +590,6 @@ public final class VmmArena implements AutoCloseable {
      */
     boolean freeReporting(long va) {
         return freeOutcome(va) == FREED;
-    }
-
-    /**
-     * Frees as {@link #free(long)} does; returns whether this call took the record out of the
-     * table (and so deallocated it, or reported the backend's failure to): of any number of frees
-     * of one address, at most one returns true, because the table removes a record once and an
-     * address is never handed out again. False for an unknown address, a record freed already or
-     * drained by a close.
-     */
-    boolean freeTaking(long va) {
-        return freeOutcome(va) != ABSENT;
     }
 
     private int freeOutcome(long va) {
@@ -949,6 +965,9 @@ public final class VmmArena implements AutoCloseable {
      * refused once sealed and mallocs once closing.
      */
     private void commitClose() {
+        if (tableAttached) {
+            reclaimTracker.orphanOwners(table); // its buffers' entries stay live
+        }
         table.clear();
         moveTo(CLOSED);                                        // Trace: CloseCommit
     }

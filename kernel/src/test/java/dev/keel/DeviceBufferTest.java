@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -43,30 +44,69 @@ class DeviceBufferTest {
     }
 
     /**
-     * Only the close that freed the memory gives the buffer's live-set slot back: a second close
-     * must leave alone the slot that a later entry has taken since (it would drop that entry from
-     * the set, and with it the cleaning of a buffer that later becomes garbage).
+     * The live set is the owners of the arena's table: a buffer joins it with its record and
+     * leaves it when its close takes the record; a raw malloc of the same arena is no buffer and
+     * not in it. A buffer whose record the arena's close drained stays live (an orphan) until it
+     * is cleaned, whatever its own close does afterwards.
      */
     @Test
-    void aSecondCloseLeavesAloneTheSlotALaterEntryTook() {
+    void aBufferIsLiveWhileItsRecordIsAndAfterTheArenaDrainedIt() {
         RecordingBackend backend = new RecordingBackend(G);
+        VmmArena arena = VmmArena.open(backend, 64 * G);
+        ReclaimTracker tracker = arena.reclaimTracker();
+        DeviceBuffer first = DeviceBuffer.allocate(arena, G);
+        DeviceBuffer second = DeviceBuffer.allocate(arena, G);
+        arena.malloc(G);
+        assertEquals(2, tracker.liveCount());
+        assertEquals(3, arena.liveCount());
+        first.close();
+        first.close();
+        assertEquals(1, tracker.liveCount(), "a close takes its own buffer out, and a second close nothing more");
+        arena.close();
+        assertEquals(1, tracker.liveCount(), "the drained buffer stays live until it is cleaned");
+        second.close();
+        assertEquals(1, tracker.liveCount(), "a close that found no record takes nothing out");
+        assertEquals(3, backend.deallocations.get(), "each record freed exactly once");
+    }
+
+    /**
+     * A pressure round's scan must find a garbage buffer whose cleaning has started: the
+     * cleaner's free has taken the record out of the table (and with it the entry), and the
+     * backend's deallocation has not returned yet, so the entry is neither in the table nor
+     * finished. A round that missed it would neither wait for it nor count its bytes.
+     */
+    @Test
+    void aRoundWaitsForACleaningWhoseFreeHasTakenTheRecord() throws Exception {
+        CountDownLatch inDeallocate = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        RecordingBackend backend = new RecordingBackend(G) {
+            @Override
+            public void deallocate(long va, long size, long handle) {
+                inDeallocate.countDown();
+                try {
+                    release.await(20, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                super.deallocate(va, size, handle);
+            }
+        };
         try (VmmArena arena = VmmArena.open(backend, 64 * G)) {
             ReclaimTracker tracker = arena.reclaimTracker();
-            DeviceBuffer buffer = DeviceBuffer.allocate(arena, G);
-            buffer.close();
-            Object owner = new Object();
-            ReclaimTracker.Entry later = new ReclaimTracker.Entry(owner, G, tracker) {
-                @Override
-                protected void free() {
-                    finished(true);
-                }
-            };
-            tracker.register(later, buffer.va()); // the same key: the slot the buffer's entry held
-            assertEquals(1, tracker.liveCount());
-            buffer.close();
-            assertEquals(1, tracker.liveCount(), "the second close took the later entry out of the live set");
-            assertEquals(1, backend.deallocations.get(), "freed exactly once");
-            Reference.reachabilityFence(owner);
+            allocateAndDrop(arena, 1);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+            while (!inDeallocate.await(10, TimeUnit.MILLISECONDS)) {
+                assertTrue(System.nanoTime() - deadline < 0, "the cleaner did not start within 20 s");
+                System.gc();
+            }
+            ReclaimTracker.Garbage garbage = tracker.garbage();
+            assertEquals(1, garbage.count(), "the round missed the cleaning in progress");
+            assertEquals(G, garbage.bytes());
+            release.countDown();
+            assertTrue(tracker.awaitCleaned(garbage, System.nanoTime() + TimeUnit.SECONDS.toNanos(20)));
+            assertEquals(G, tracker.reclaimedBytesSince(garbage));
+        } finally {
+            release.countDown();
         }
     }
 
@@ -233,7 +273,7 @@ class DeviceBufferTest {
     }
 
     /** A backend that maps nothing and records every call. */
-    static final class RecordingBackend implements VmmBackend {
+    static class RecordingBackend implements VmmBackend {
         final long granularity;
         final Map<Long, Long> live = new ConcurrentHashMap<>();
         final AtomicInteger allocations = new AtomicInteger();

@@ -11,9 +11,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 /**
  * The cleaning path of {@link DeviceBuffer} on two devices (spec {@code ReclaimDevices}:
  * {@code WaitSetOwnDevice}, {@code ReclaimedOwnDevice}, {@code FreedOnce}): each device's cleaner
- * frees its own garbage once, a pressure round on one device counts that device's garbage and
- * nothing else, and entries registered and finished meanwhile in the same live set are neither
- * lost nor counted.
+ * frees its own garbage once, and a pressure round on one device counts that device's garbage and
+ * nothing else.
  *
  * <p>Scenario: two arenas, each over its own {@link CheckingBackend} and so each a device with its
  * own tracker. The main thread allocates on device 1 a buffer {@code g1} of {@code G} bytes, on
@@ -24,22 +23,22 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * {@code clean2} clean {@code g1} and {@code g2} as each device's cleaner thread cleans what its
  * queue hands it (JPF: about 39,500 states, 77 s; with {@code g2} cleaned before the threads
  * started, as until 2026-12-05, about 7,000); {@code round1} takes device 1's garbage since the mark,
- * as a pressure round does right after its collection; {@code user1} registers an entry on device
- * 1, gives its slot back as the close that freed its owner's memory does, and then clears it as a
- * collection clears the phantom of an owner dropped after its close (a slot claimed and given back
- * in the live set while the cleaner finishes and the round scans; a plain entry, not a buffer, so
- * that JPF's search stays within minutes). At the end: the round found exactly {@code g1} (one
- * entry of {@code G} bytes) and, once the threads are done, counts {@code g1}'s free and its
- * bytes; no entry is left live on either device; after both arenas close, every grant of both
- * backends was released exactly once.
+ * as a pressure round does right after its collection. Until 2026-12-06 a fourth thread registered
+ * an entry and took it out again, as a buffer's close does, racing the scan of the slot tables
+ * the live set was then; with the live set in the arenas' tables, a close's removal and the scan
+ * exclude each other by the segment lock (which the GuardedSegments property checks at every
+ * access in every driver), and that thread took JPF's search of this driver from 17,702 states
+ * past 300,000. At the end: the round found
+ * exactly {@code g1} (one entry of {@code G} bytes) and, once the threads are done, counts
+ * {@code g1}'s free and its bytes; no entry is left live on either device; after both arenas
+ * close, every grant of both backends was released exactly once.
  *
  * <p>Catches: one tracker for every device (the round counts {@code g2}'s free since the mark,
- * or finds {@code g2} due if its cleaning has not finished, depending on where {@code clean2} is). Not, or too seldom to gate on, two
- * windows inside a device, which jcstress shows instead: a cleaner that takes its entry out of
- * the live set before it takes the tracker's lock to count it (Lincheck caught it in 2 of about
- * 30 runs, 2026-12-05; {@code CleanerRemovesBeforeLock}), and a scan that does not read a slot
- * again once it found the owner cleared (the window lies between the slot's read and
- * {@code refersTo}, no shared access to either tool; {@code ScanReadsSlotOnce}).
+ * or finds {@code g2} due if its cleaning has not finished, depending on where {@code clean2} is).
+ * Not, or too seldom to gate on, a window inside a device, which jcstress shows instead: a
+ * cleaning not marked started before its free takes the record out of the table, so that a scan
+ * between the removal and the count sees the entry neither due nor finished
+ * ({@code CleanerStartsUnmarked}).
  *
  * <p>The buffer's entry, the arena's tracker and the tracker's cleaner flag are reached by
  * reflection (the class path lets this module do so): the driver stands in for the collector and
@@ -77,13 +76,6 @@ public final class CleaningDriver implements Runnable {
                 .thread("clean1", garbage1::clean)
                 .thread("clean2", garbage2::clean)
                 .thread("round1", () -> round[0] = tracker1.garbage(mark1))
-                .thread("user1", () -> {
-                    Object owner = new Object();
-                    ReclaimTracker.Entry closed = tracker1.register(owner, G);
-                    closed.closedByOwner(); // the close that took its owner's record
-                    Reference.reachabilityFence(owner); // reachable until that close returned
-                    closed.clear(); // then the owner became garbage, and a collection cleared it
-                })
                 .runAll();
 
         ReclaimTracker.Garbage found = round[0];

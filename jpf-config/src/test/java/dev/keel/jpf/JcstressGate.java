@@ -23,11 +23,10 @@ import java.util.regex.Pattern;
  */
 public final class JcstressGate {
 
-    static final List<String> STRONG = List.of("MarkBeforeBump", "MarkBeforeFreeCheck", "BumpCas", "LiveSlotClaim",
-            "ScanReadsSlotTwice", "CleanerFinishesUnderLock");
+    static final List<String> STRONG = List.of("MarkBeforeBump", "MarkBeforeFreeCheck", "BumpCas",
+            "CleanerStartsUnderLock");
     static final List<String> WEAK = List.of("MarkBeforeBumpCheckedEarly", "MarkBeforeFreeCheckUnlocked", "BumpReadThenWrite",
-            "LiveSlotReadThenWrite", "ScanReadsSlotOnce",
-            "CleanerRemovesBeforeLock");
+            "CleanerStartsUnmarked");
 
     private static final Pattern TEST = Pattern.compile("\\[(\\w+)]\\s+dev\\.keel\\.jcstress\\.(\\w+)");
     private static final Pattern ROW = Pattern.compile(

@@ -35,11 +35,11 @@ enum JpfMutant {
     SHARED_TRACKER(KernelMutant.SHARED_TRACKER, Expect.CHECK_FAILS),
     UNFAIR_HAND_OFF(KernelMutant.UNFAIR_HAND_OFF, Expect.CHECK_FAILS),
     LATE_JOIN(KernelMutant.LATE_JOIN, Expect.CHECK_FAILS),
-    // Not (15), a cleaner that takes its entry out of the live set before the tracker's lock: its
-    // window is between the live set's compare-and-set and an uncontended lock acquisition, and JPF
-    // runs the acquisition inside the step before it (Abstract*Synchronizer.* never breaks; only a
-    // hand-over to a waiting thread is a scheduling point), so no round can scan in between: 18,770
-    // states, no error. jcstress CleanerRemovesBeforeLock shows it.
+    // Not (15), a cleaner that took its entry out of the live set before the tracker's lock (the
+    // live set of slot tables before 2026-12-06): its window lay between a compare-and-set and an
+    // uncontended lock acquisition, which JPF runs inside the step before it
+    // (Abstract*Synchronizer.* never breaks), so no round could scan in between: 18,770 states, no
+    // error. jcstress CleanerStartsUnmarked shows the window of today's live set.
     // Two collectors at once both write the reclaimer's canary, a plain field that single flight
     // gives to one thread at a time: the race detector stops JPF there, before the driver's check.
     NO_SINGLE_FLIGHT(KernelMutant.NO_SINGLE_FLIGHT, Expect.RACE),

@@ -9,9 +9,9 @@ import java.util.List;
  * {@code ActiveArenaDriver} is shown able to fail (that one is, under JPF: {@link JpfMutant}'s
  * (11)); (12) and (13) are the kernel before it fixed what spec {@code KeelSystem} found (its
  * mutants {@code ClosingFreeNoop} and {@code HostCloseHolds}); (14) is the cleaning path's across
- * devices (spec {@code ReclaimDevices}' mutant {@code SharedTracker}; (15), a cleaner that takes
- * its entry out of the live set before the tracker's lock, was caught by Lincheck in too few runs
- * to gate on, and is jcstress {@code CleanerRemovesBeforeLock} now); (16) is the allocator before its hand-off of freed bytes to the waiting
+ * devices (spec {@code ReclaimDevices}' mutant {@code SharedTracker}; (15), a cleaner that counted
+ * its entry out of the live set outside the tracker's lock, was caught by Lincheck in too few runs
+ * to gate on; its window is now jcstress {@code CleanerStartsUnmarked}'s); (16) is the allocator before its hand-off of freed bytes to the waiting
  * threads (spec {@code LockOrdering}'s mutant {@code UnfairHandOff}); (17) is the reclaimer before late
  * joiners waited for the next collection (its mutant {@code LateJoin}); the last runs (5) through the linearizability test, to show that it can fail. Every one is in the gate.
  *

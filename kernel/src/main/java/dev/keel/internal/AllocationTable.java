@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.RandomAccess;
 import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 import java.util.function.ToLongFunction;
 
 import org.jspecify.annotations.Nullable;
@@ -32,7 +33,14 @@ import org.jspecify.annotations.Nullable;
  * bound: a segment never shrinks (only {@link #clear} gives its array back), so a table that
  * held 1,000,000 records and was freed down to 10 still holds the arrays of the million
  * (docs/performance.md). There is no per-record object, and nothing for the garbage collector
- * to trace.
+ * to trace, with one exception: a record may have an <em>owner</em>, the {@link ReclaimTracker.Entry}
+ * of the {@code DeviceBuffer} that holds it. A segment keeps owners in an array beside its slots,
+ * made when its first owned record arrives, so an arena that never had a buffer pays nothing for
+ * them. The owners of a table are its tracker's live set: an owner is put and removed with its
+ * record, in the same critical section, so registering a buffer and taking it out of the set on
+ * its close cost no instruction beyond the record's own (docs/decisions.md, "The live set"). A
+ * scan of the owners ({@link #forEachOwner}) visits only the segments that have had one: each
+ * segment's bit in {@code ownedSegments} is set, once, before its first owner goes in.
  *
  * <p><b>Hashing.</b> Arena addresses are {@code base + k * granularity}: an arithmetic
  * progression whose low bits are all zero. A single multiplication (Fibonacci hashing) spreads
@@ -54,7 +62,8 @@ import org.jspecify.annotations.Nullable;
  *
  * <p><b>Concurrency.</b> A segment's fields are read and written only while holding its lock;
  * {@link #put} and {@link #remove} take exactly one segment lock and never call out while holding
- * it ({@link #removeIf} asks its condition, the arena's read of its state), so a holder never blocks, and waits for nothing but another table operation of bounded
+ * it ({@link #removeIf} asks its condition, the arena's read of its state, and {@link #forEachOwner}
+ * its action, a tracker's look at an entry), so a holder never blocks, and waits for nothing but another table operation of bounded
  * length (a resize being the longest). {@link #size}, {@link #bytes}, {@link #snapshot} and
  * {@link #clear} take every segment lock in index order and release them in reverse, so each is atomic with respect to
  * all other operations (linearizable); the fixed order and the single lock of {@code put}/{@code
@@ -86,6 +95,18 @@ public final class AllocationTable {
     private static final int SLOT_LONGS = 3;
 
     private final Segment[] segments = new Segment[SEGMENT_COUNT];
+    private static final VarHandle OWNED_SEGMENTS;
+
+    static {
+        try {
+            OWNED_SEGMENTS = MethodHandles.lookup().findVarHandle(AllocationTable.class, "ownedSegments", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    /** Bit i: segment i has had an owner (set once, never cleared), so a scan of owners visits it. */
+    private volatile int ownedSegments;
 
     /** An empty table. */
     public AllocationTable() {
@@ -102,11 +123,35 @@ public final class AllocationTable {
      *     (the table is unchanged)
      */
     public void put(long va, long size, long handle) {
+        put(va, size, handle, null);
+    }
+
+    /**
+     * As {@link #put(long, long, long)}, with {@code owner} (when not null) as the record's owner:
+     * it stays in the table exactly as long as the record, and learns where its record is before
+     * the record is visible to anyone.
+     */
+    public void put(long va, long size, long handle, ReclaimTracker.@Nullable Entry owner) {
         if (size == 0) {
             throw new IllegalArgumentException("size must not be 0 (va 0x" + Long.toHexString(va) + ")");
         }
         long hash = hash(va);
-        segments[segmentIndex(hash)].put(va, size, handle, hash);
+        int index = segmentIndex(hash);
+        if (owner != null) {
+            owner.recordIn(this, va, size); // published by the segment lock's release
+            int bit = 1 << index;
+            if ((ownedSegments & bit) == 0) {
+                markOwned(bit); // once per segment, before its first owner
+            }
+        }
+        segments[index].put(va, size, handle, hash, owner);
+    }
+
+    private void markOwned(int bit) {
+        int seen = ownedSegments;
+        while ((seen & bit) == 0 && !OWNED_SEGMENTS.compareAndSet(this, seen, seen | bit)) {
+            seen = ownedSegments;
+        }
     }
 
     /** What {@link #removeIf} returns when its condition refused the remove (compare by identity). */
@@ -138,6 +183,29 @@ public final class AllocationTable {
         for (Segment segment : segments) {
             segment.lock();
             segment.unlock();
+        }
+    }
+
+    /**
+     * Hands every owner in the table to {@code action}, each segment under its lock, so an owner
+     * is seen exactly when its record is present: a record removed before the segment is visited
+     * is not seen, and one removed after it was. Only segments that have had an owner are visited:
+     * a segment's bit is set before its first owner goes in, so an owner put before this call is
+     * seen unless removed first.
+     */
+    public void forEachOwner(Consumer<ReclaimTracker.Entry> action) {
+        int owned = ownedSegments;
+        for (int i = 0; i < SEGMENT_COUNT; i++) {
+            if ((owned & (1 << i)) == 0) {
+                continue;
+            }
+            Segment segment = segments[i];
+            segment.lock();
+            try {
+                segment.forEachOwner(action);
+            } finally {
+                segment.unlock();
+            }
         }
     }
 
@@ -268,6 +336,8 @@ public final class AllocationTable {
         /** {@code capacity} slots of {@code [va, size, handle]}; size 0 marks an empty slot. */
         @SuppressWarnings("NullAway.Init") // set by reset(), which the constructor calls
         private long[] slots;
+        /** The records' owners, slot by slot (null: none); null until the first owned record. */
+        private ReclaimTracker.@Nullable Entry @Nullable [] owners;
         private int capacity;
         private int count;
         /** The sum of the records' sizes. */
@@ -308,17 +378,21 @@ public final class AllocationTable {
 
         void reset() {
             allocate(INITIAL_CAPACITY);
+            owners = null;
             count = 0;
             bytes = 0;
         }
 
-        void put(long va, long size, long handle, long hash) {
+        void put(long va, long size, long handle, long hash, ReclaimTracker.@Nullable Entry owner) {
             lock();
             try {
                 if (count == maxCount) {
                     grow();
                 }
                 int slot = freeSlotFor(va, hash);
+                if (owner != null) {
+                    ownersArray()[slot] = owner;
+                }
                 store(slot, va, size, handle);
                 count++;
                 bytes += size;
@@ -383,24 +457,34 @@ public final class AllocationTable {
          */
         private void shiftBackInto(int hole) {
             long[] s = slots;
+            ReclaimTracker.@Nullable Entry[] o = owners;
             int slot = next(hole);
             while (s[slot * SLOT_LONGS + 1] != 0) {
                 long va = s[slot * SLOT_LONGS];
                 int home = homeSlot(hash(va), capacity);
                 if (distance(home, slot) >= distance(hole, slot)) {
                     store(hole, va, s[slot * SLOT_LONGS + 1], s[slot * SLOT_LONGS + 2]);
+                    if (o != null) {
+                        o[hole] = o[slot]; // the owner moves with its record
+                    }
                     hole = slot;
                 }
                 slot = next(slot);
             }
             s[hole * SLOT_LONGS + 1] = 0;
+            if (o != null) {
+                o[hole] = null;
+            }
         }
 
         /** Grows by half and reinserts every record (none can be present twice). */
         private void grow() {
             long[] old = slots;
+            ReclaimTracker.@Nullable Entry[] oldOwners = owners;
             int oldCapacity = capacity;
             allocate(oldCapacity + (oldCapacity >> 1));
+            ReclaimTracker.@Nullable Entry[] newOwners = oldOwners == null ? null : new ReclaimTracker.Entry[capacity];
+            owners = newOwners;
             for (int i = 0; i < oldCapacity; i++) {
                 long size = old[i * SLOT_LONGS + 1];
                 if (size != 0) {
@@ -410,6 +494,29 @@ public final class AllocationTable {
                         slot = next(slot);
                     }
                     store(slot, va, size, old[i * SLOT_LONGS + 2]);
+                    if (oldOwners != null && newOwners != null) {
+                        newOwners[slot] = oldOwners[i];
+                    }
+                }
+            }
+        }
+
+        private ReclaimTracker.@Nullable Entry[] ownersArray() {
+            ReclaimTracker.@Nullable Entry[] o = owners;
+            if (o == null) {
+                o = new ReclaimTracker.Entry[capacity];
+                owners = o;
+            }
+            return o;
+        }
+
+        void forEachOwner(Consumer<ReclaimTracker.Entry> action) {
+            ReclaimTracker.@Nullable Entry[] o = owners;
+            if (o != null) {
+                for (ReclaimTracker.@Nullable Entry owner : o) {
+                    if (owner != null) {
+                        action.accept(owner);
+                    }
                 }
             }
         }

@@ -4,6 +4,8 @@ import java.lang.ref.PhantomReference;
 import java.lang.ref.Reference;
 import java.lang.ref.ReferenceQueue;
 import java.lang.ref.WeakReference;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.Condition;
@@ -14,52 +16,71 @@ import org.jspecify.annotations.Nullable;
 /**
  * One device's cleaning of garbage buffers, and what lets a garbage-collecting pressure callback
  * wait for exactly the cleanings its collection made due on that device. Every device buffer is
- * registered here as an {@link Entry}: a phantom reference to its owner that knows how to free
- * the owner's memory, and reports here when it has. Each device has its own tracker, so nothing here is
+ * an {@link Entry} here: a phantom reference to its owner that knows how to free the owner's
+ * memory, and reports here when it has. Each device has its own tracker, so nothing here is
  * shared between devices: not the lock, not the queue, not the cleaner thread that a device
  * whose frees are slow keeps busy.
  *
- * <p>Algorithm (spec {@code ReclaimDevices}). A phantom reference is cleared by the collection
- * that finds its referent unreachable (and finalized, if anything that reaches it had a
- * finalizer), and queued for this tracker's cleaner thread in the same step. So right after
- * {@code System.gc()} returns, the registered entries whose owner is cleared but which have not
- * finished are precisely the cleanings due on this device: {@link #garbage(Garbage)} takes them
- * as the round's wait set ({@code Collect}), and counts beside them those the cleaner already
- * finished since the {@link #mark()} taken just before the collection. {@link #awaitCleaned}
- * waits until every entry of the wait set has finished ({@code AwaitCleaners}), waking at each
- * finish; entries that another device's collection, or the JVM's own, makes due later are not in
- * it, so neither they nor their bytes are this round's. A finished entry whose owner was cleared
- * was finished by the cleaner (an explicit close keeps the owner strongly reachable until it is
- * done). A cleaning finishes either having freed its memory or having found it freed by someone
- * else (the close of its arena drained the record); only the first kind counts as freed, with
- * its bytes.
+ * <p><b>The live set</b> is the owners of the allocation tables attached here: an arena's table
+ * joins its device's tracker with the arena's first buffer ({@link #attach}), and a buffer's entry
+ * is put into the table with its record, in the critical section that inserts the record, and
+ * leaves it with the record: by the buffer's close or by its cleaning's free. So registering a
+ * buffer and closing it cost no instruction of their own, and the table keeps every entry
+ * strongly reachable until its record is gone, which a phantom reference needs to be queued at
+ * all. A buffer closed explicitly is then unreachable with its owner, and no collection queues
+ * it. The arena's close, which drains its table, keeps the owners of the drained records in the
+ * live set as orphans ({@link #orphanOwners}) until they finish. Orphans and started cleanings
+ * are linked through the entries into one list under the lock. Entries registered without an
+ * arena ({@link #register(Object, long)}, for tests and trace scenarios) get a record in a table
+ * of the tracker's own, under keys of no meaning.
  *
- * <p>Cost. Registering and an explicit close take no lock: a registration claims a slot of the
- * live set ({@link LiveEntries}) by one compare-and-set and a close gives it back by a release
- * store ({@link Entry#closedByOwner()}), so threads that allocate and close buffers of one device
- * do not queue behind each other here. The lock is taken by the cleaner thread when it finishes an entry
- * and by the pressure callback. The cleaner thread starts with the first entry that frees memory
- * and ends once the tracker is unreachable and every entry has finished; it holds the tracker
- * itself only weakly.
+ * <p><b>Algorithm</b> (spec {@code ReclaimDevices}). A phantom reference is cleared by the
+ * collection that finds its referent unreachable (and finalized, if anything that reaches it had
+ * a finalizer), and queued for this tracker's cleaner thread in the same step. So right after
+ * {@code System.gc()} returns, the entries whose owner is cleared but which have not finished are
+ * precisely the cleanings due on this device: {@link #garbage(Garbage)} takes them as the round's
+ * wait set ({@code Collect}): those whose record is still in a table, the orphans, and those
+ * whose cleaning has started; beside them it counts those the cleaner finished since the {@link #mark()} taken
+ * just before the collection. {@link #awaitCleaned} waits until every entry of the wait set has
+ * finished ({@code AwaitCleaners}), waking at each finish; entries that another device's
+ * collection, or the JVM's own, makes due later are not in it, so neither they nor their bytes
+ * are this round's. A cleaning finishes either having freed its memory or having found it freed
+ * by someone else (the arena's close drained the record after the collection queued the entry);
+ * only the first kind counts as freed, with its bytes.
  *
- * <p>Invariants: {@code live} holds every registered entry that has not finished; each entry's
- * free runs at most once and each entry finishes at most once; the cleaner counters only grow
- * (guarded by {@code lock}, which is held only for bookkeeping, never while taking any other
- * lock, so it cannot take part in a deadlock with the allocator or host locks). An entry whose
- * owner is cleared leaves {@code live} only under the lock, so a count under the lock sees it
- * either due or finished, never both.
+ * <p><b>Why a cleaning is marked started under the lock.</b> A cleaning's free takes the record
+ * out of its table under the table's segment lock, not under this tracker's lock, and the
+ * cleaning reports its end under this lock only afterwards. A round's scan between the two would
+ * see the entry neither in a table nor finished, would not wait for it, and would not count the
+ * memory it frees. So {@link Entry#clean()} first marks the entry started under this lock
+ * ({@code CleanerStart}), and the scan takes started entries as due. A scan holds this lock
+ * throughout, and each segment's lock while it reads that segment's owners, so it sees every
+ * cleared entry either due or finished, never neither and never both.
+ *
+ * <p><b>Locks.</b> This lock is held only for bookkeeping; under it a scan or a test
+ * registration takes a table's segment lock, and nothing takes them the other way round (a free
+ * releases its segment lock before it reports here), so it cannot take part in a deadlock with
+ * the allocator, host or table locks. The cleaner thread starts with the first buffer, before its
+ * memory is allocated, and ends once the tracker is unreachable (every entry reaches it, so no
+ * entry is live then); it holds the tracker itself only weakly, and the attached tables strongly.
+ *
+ * <p>Invariants: each entry's free runs at most once, each entry finishes at most once, and the
+ * cleaner counters only grow (all guarded by {@code lock}).
  */
 public final class ReclaimTracker {
     /** How long an idle cleaner thread waits before it checks whether its tracker is gone. */
     private static final long IDLE_MILLIS = 10_000L;
-    // An entry's outcome, once a cleaner has finished it.
+    // An entry's outcome; at FREED and above it has finished.
     private static final int PENDING = 0;
-    private static final int FREED = 1;
-    private static final int FOUND_FREED = 2;
+    private static final int CLEANING = 1;
+    private static final int FREED = 2;
+    private static final int FOUND_FREED = 3;
+    private static final int CLOSED = 4;
 
     private final String cleanerName;
     private final ReferenceQueue<Object> queue = new ReferenceQueue<>();
-    private final LiveEntries live = new LiveEntries();
+    /** The tables whose owners are the live set; the cleaner thread holds them too. */
+    private final LiveTables live = new LiveTables();
     private final AtomicBoolean cleanerRunning = new AtomicBoolean();
     private final AtomicBoolean cleanerStopped = new AtomicBoolean();
     private volatile @Nullable Thread cleaner;
@@ -67,6 +88,13 @@ public final class ReclaimTracker {
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition cleaned = lock.newCondition();
     // Guarded by lock.
+    /**
+     * The rest of the live set, linked through the entries: those whose cleaning has started (their
+     * records may be gone already) and the orphans of closed arenas, until they finish.
+     */
+    private @Nullable Entry detached;
+    private @Nullable AllocationTable registrations;
+    private long nextKey;
     private long cleanerFinishedCount;
     private long cleanerFoundFreedCount;
     private long cleanerFreedCount;
@@ -87,38 +115,92 @@ public final class ReclaimTracker {
      * returned entry holds the owner as a phantom and frees nothing itself.
      */
     public Entry register(Object owner, long bytes) {
-        Entry entry = new Entry(owner, bytes, this, null) {
+        Entry entry = new Entry(owner, this, null) {
             @Override
             protected void free() {
                 // its registrant finishes it
             }
         };
-        live.add(entry, System.identityHashCode(owner));
+        putRegistration(entry, bytes);
         return entry;
     }
 
     /**
-     * Registers {@code entry}, constructed for this tracker, whose {@link Entry#free()} this
-     * tracker's cleaner thread runs once the owner has become unreachable, unless the owner's
-     * close {@linkplain Entry#closedByOwner() took it out} first. {@code key} spreads the entries
-     * over the live set (a buffer's address): an identity hash would cost a new object more than the set's add and
-     * remove together; entries with the same key stay distinct.
+     * Registers {@code entry}, constructed for this tracker, of {@code bytes}, outside any arena:
+     * its {@link Entry#free()} runs on this tracker's cleaner thread once the owner has become
+     * unreachable, unless its caller {@linkplain #finished finished} it first.
      *
      * @throws IllegalArgumentException if {@code entry} was constructed for another tracker
      */
-    public void register(Entry entry, long key) {
+    public void register(Entry entry, long bytes) {
         if (entry.tracker != this) {
             throw new IllegalArgumentException("an entry of another tracker");
         }
-        live.add(entry, key);
+        startCleaner();
+        putRegistration(entry, bytes);
+    }
+
+    private void putRegistration(Entry entry, long bytes) {
+        lock.lock();
+        try {
+            AllocationTable own = registrations;
+            if (own == null) {
+                own = new AllocationTable();
+                registrations = own;
+                live.add(own);
+            }
+            own.put(++nextKey, bytes, 0L, entry);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Makes sure the cleaner thread runs: a buffer calls it before its memory is allocated, so a
+     * failure to start the thread (out of memory) leaves nothing to undo.
+     */
+    public void startCleaner() {
         if (!cleanerRunning.get() && cleanerRunning.compareAndSet(false, true)) {
             try {
-                startCleaner();
-            } catch (RuntimeException | Error e) { // no thread (out of memory): the next entry tries again
+                startCleanerThread();
+            } catch (RuntimeException | Error e) { // no thread: the next buffer tries again
                 cleanerRunning.set(false);
-                live.remove(entry); // and this one is not left for a round to wait for
                 throw e;
             }
+        }
+    }
+
+    /** Adds {@code table}'s owners to the live set (idempotent); its arena calls it with its first buffer. */
+    public void attach(AllocationTable table) {
+        lock.lock();
+        try {
+            live.add(table);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Takes {@code table} out of the live set for its arena's close, which is about to empty it,
+     * and keeps its owners live as orphans: their records are drained, and the close deallocates
+     * them after it has ended the arena, so a buffer among them that is garbage still gets a
+     * cleaning, and a pressure round waits for it; its free waits until the close has ended (spec
+     * {@code KeelSystem}: {@code CleanerAwaitClose}), which is what lets the round count on that
+     * memory. Call it while the table can change no more (the arena refuses frees and mallocs).
+     */
+    public void orphanOwners(AllocationTable table) {
+        lock.lock();
+        try {
+            List<Entry> owners = new ArrayList<>();
+            table.forEachOwner(owners::add);
+            for (Entry e : owners) {
+                if (e.outcome == PENDING) { // one that has started is linked already
+                    link(e);
+                }
+            }
+            live.remove(table);
+        } finally {
+            lock.unlock();
         }
     }
 
@@ -126,17 +208,22 @@ public final class ReclaimTracker {
      * Records that the cleaning or close of {@code entry} has finished, and whether it freed the
      * memory ({@code false}: someone else had freed it already); idempotent. Returns whether this
      * call finished the entry as a cleaner's (its owner had become unreachable): at most one call
-     * per entry returns true.
+     * per entry returns true. A buffer's entry has no record left by now (its free took it); an
+     * entry of {@link #register} loses its record here.
      */
     public boolean finished(Entry entry, boolean freed) {
-        if (!entry.refersTo(null)) {
-            // An explicit close: its caller holds the owner, so no count under the lock takes it for due.
-            live.remove(entry);
-            return false;
-        }
         lock.lock();
         try {
-            if (!live.remove(entry)) {
+            if (entry.outcome >= FREED) {
+                return false;
+            }
+            AllocationTable own = registrations;
+            if (own != null && entry.table == own) {
+                own.remove(entry.va);
+            }
+            unlink(entry);
+            if (!entry.refersTo(null)) {
+                entry.outcome = CLOSED; // an explicit close: its caller holds the owner
                 return false;
             }
             cleanerFinishedCount++;
@@ -153,6 +240,59 @@ public final class ReclaimTracker {
         } finally {
             lock.unlock();
         }
+    }
+
+    /**
+     * Marks {@code entry}'s cleaning as started, unless it has started or finished already;
+     * returns whether this call did ({@code ReclaimDevices}: {@code CleanerStart}).
+     */
+    private boolean startCleaning(Entry entry) {
+        lock.lock();
+        try {
+            if (entry.outcome != PENDING) {
+                return false;
+            }
+            if (!entry.linked()) { // an orphan is linked already
+                link(entry);
+            }
+            entry.outcome = CLEANING;
+            return true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Links {@code entry} into the detached list; under the lock. */
+    private void link(Entry entry) {
+        Entry first = detached;
+        entry.nextDetached = first;
+        if (first != null) {
+            first.prevDetached = entry;
+        }
+        entry.prevDetached = entry; // marks it linked; the head points to itself
+        detached = entry;
+    }
+
+    /** Unlinks {@code entry} if it is linked; under the lock. */
+    private void unlink(Entry entry) {
+        Entry prev = entry.prevDetached;
+        if (prev == null) {
+            return;
+        }
+        Entry next = entry.nextDetached;
+        if (prev == entry) {
+            detached = next;
+            if (next != null) {
+                next.prevDetached = next;
+            }
+        } else {
+            prev.nextDetached = next;
+            if (next != null) {
+                next.prevDetached = prev;
+            }
+        }
+        entry.prevDetached = null;
+        entry.nextDetached = null;
     }
 
     /**
@@ -177,23 +317,28 @@ public final class ReclaimTracker {
     /**
      * Starts the cleaner thread. It holds this tracker only weakly: every live entry reaches its
      * tracker, so the tracker becomes unreachable only once no entry is left (and nobody else holds
-     * it), and then no entry can be registered again and the thread may end.
+     * it), and then no entry can be registered again and the thread may end. It holds the attached
+     * tables strongly, and so every live entry: an arena that became unreachable with live buffers
+     * still has them cleaned.
      */
-    private void startCleaner() {
+    private void startCleanerThread() {
         ReferenceQueue<Object> q = queue;
-        LiveEntries entries = live;
+        LiveTables tables = live;
         AtomicBoolean stopped = cleanerStopped;
         WeakReference<ReclaimTracker> tracker = new WeakReference<>(this);
-        Thread thread = new Thread(null, () -> runCleaner(q, entries, stopped, tracker), cleanerName, 0, false);
+        Thread thread = new Thread(null, () -> runCleaner(q, tables, stopped, tracker), cleanerName, 0, false);
         thread.setDaemon(true);
         thread.setContextClassLoader(null); // it must not keep the class loader of the thread that started it
         cleaner = thread;
         thread.start();
     }
 
-    private static void runCleaner(ReferenceQueue<Object> queue, LiveEntries entries, AtomicBoolean stopped,
+    private static void runCleaner(ReferenceQueue<Object> queue, LiveTables tables, AtomicBoolean stopped,
                                    WeakReference<ReclaimTracker> tracker) {
-        while (!stopped.get() && !(tracker.refersTo(null) && entries.size() == 0)) {
+        // This thread holds the tables, and so every entry in them, so that a collection queues
+        // them however little else reaches them (the user may have dropped arena and allocator).
+        // Each entry reaches the tracker, so the tracker is cleared only once no entry is live.
+        while (!stopped.get() && !tracker.refersTo(null)) {
             try {
                 Reference<?> due = queue.remove(IDLE_MILLIS);
                 if (due != null) {
@@ -205,11 +350,28 @@ public final class ReclaimTracker {
                 // A free's failure is its arena's to report (ArenaErrorHandler); the cleaner goes on.
             }
         }
+        Reference.reachabilityFence(tables);
     }
 
-    /** The number of registered entries not yet finished (a scan of the live set). */
+    /** The number of registered entries not yet finished (a scan of every attached table). */
     public int liveCount() {
-        return live.size();
+        lock.lock();
+        try {
+            int[] n = {0};
+            for (Entry e = detached; e != null; e = e.nextDetached) {
+                n[0]++;
+            }
+            for (AllocationTable table : live.all) {
+                table.forEachOwner(e -> {
+                    if (e.outcome == PENDING) { // a started one is counted above
+                        n[0]++;
+                    }
+                });
+            }
+            return n[0];
+        } finally {
+            lock.unlock();
+        }
     }
 
     /** The cleaner counters now: take this just before a collection and pass it to {@link #garbage(Garbage)}. */
@@ -238,7 +400,19 @@ public final class ReclaimTracker {
     public Garbage garbage(Garbage mark) {
         lock.lock();
         try {
-            List<Entry> due = live.cleared();
+            List<Entry> due = new ArrayList<>();
+            for (Entry e = detached; e != null; e = e.nextDetached) {
+                if (e.outcome == CLEANING || e.refersTo(null)) { // started (its record may be gone), or an orphan that is garbage
+                    due.add(e);
+                }
+            }
+            for (AllocationTable table : live.all) {
+                table.forEachOwner(e -> {
+                    if (e.outcome == PENDING && e.refersTo(null)) { // the owner's close would have taken the record
+                        due.add(e);
+                    }
+                });
+            }
             long dueBytes = 0L;
             for (Entry e : due) {
                 dueBytes += e.bytes;
@@ -263,7 +437,7 @@ public final class ReclaimTracker {
         try {
             int waitingFor = 0; // entries before it have finished; they finish in any order
             while (true) {
-                while (waitingFor < garbage.due.size() && garbage.due.get(waitingFor).outcome != PENDING) {
+                while (waitingFor < garbage.due.size() && garbage.due.get(waitingFor).outcome >= FREED) {
                     waitingFor++;
                 }
                 if (waitingFor == garbage.due.size()) {
@@ -317,35 +491,52 @@ public final class ReclaimTracker {
     }
 
     /**
-     * A registration: the owner, as a phantom, the bytes its cleaning frees, and (in a subclass)
-     * how to free them. The subclass must not reach the owner (that would keep it reachable for
+     * A registration: the owner, as a phantom, the record its cleaning frees, and (in a subclass)
+     * how to free it. The subclass must not reach the owner (that would keep it reachable for
      * ever); its {@link #free()} reports with {@link #finished(boolean)} when it is done.
      *
-     * <p>Who frees. Either an explicit close of the owner, or the cleaner, which
-     * {@linkplain #clean() cleans} an entry still live once the collection queued it; never both.
-     * Of several closes the one that takes the memory's record frees (the arena removes a record
-     * once), and only that one takes the entry out of the live set ({@link #closedByOwner()}). A
-     * close and the cleaner never meet on one entry: the cleaner gets it only once its owner is
-     * unreachable, when no close can be called any more, and a close keeps its owner reachable
-     * until it has returned.
+     * <p>Who frees. Either an explicit close of the owner, which takes the record (and the entry
+     * with it) out of the table, or the cleaner, which {@linkplain #clean() cleans} an entry once
+     * the collection queued it; never both. A close and the cleaner never meet on one entry: a
+     * closed entry is unreachable once its owner is, so no collection queues it, and a close keeps
+     * its owner reachable until it has returned.
      */
     public abstract static class Entry extends PhantomReference<Object> {
-        private final long bytes;
         private final ReclaimTracker tracker;
-        private int outcome = PENDING; // guarded by the tracker's lock; set when a cleaner finishes it
-        // Where the live set holds it: written once by LiveEntries.add, read by LiveEntries.remove.
-        LiveEntries.@Nullable Table table;
-        int slot;
+        // Where its record is: written by AllocationTable.put before the record is visible (the
+        // segment lock's release publishes them), read by whoever got the entry after that.
+        private @Nullable AllocationTable table;
+        private long va;
+        private long bytes;
+        // Guarded by the tracker's lock.
+        private int outcome = PENDING;
+        /** In the detached list: the previous entry, or this one at the head; null when not linked. */
+        private @Nullable Entry prevDetached;
+        private @Nullable Entry nextDetached;
 
-        /** An entry of {@code bytes} owned by {@code owner}, for {@code tracker}'s cleaner to free. */
-        protected Entry(Object owner, long bytes, ReclaimTracker tracker) {
-            this(owner, bytes, tracker, tracker.queue);
+        /** An entry owned by {@code owner}, for {@code tracker}'s cleaner to free; its arena records it. */
+        protected Entry(Object owner, ReclaimTracker tracker) {
+            this(owner, tracker, tracker.queue);
         }
 
-        private Entry(Object owner, long bytes, ReclaimTracker tracker, @Nullable ReferenceQueue<Object> queue) {
+        private Entry(Object owner, ReclaimTracker tracker, @Nullable ReferenceQueue<Object> queue) {
             super(owner, queue);
-            this.bytes = bytes;
             this.tracker = tracker;
+        }
+
+        /** The address of its record. */
+        protected final long va() {
+            return va;
+        }
+
+        private boolean linked() {
+            return prevDetached != null;
+        }
+
+        void recordIn(AllocationTable table, long va, long bytes) {
+            this.table = table;
+            this.va = va;
+            this.bytes = bytes;
         }
 
         /** Frees the owner's memory and reports it with {@link #finished(boolean)}. */
@@ -357,23 +548,39 @@ public final class ReclaimTracker {
         }
 
         /**
-         * For the owner's explicit close, once that close has taken the memory's record (of the
-         * closes of one owner at most one does, and no cleaner gets the entry while the owner is
-         * reachable): takes the entry out of the live set; the entry is finished, as no cleaner's.
-         * Call it from that close only, before the owner can become unreachable.
-         */
-        public final void closedByOwner() {
-            tracker.live.removeTaken(this);
-        }
-
-        /**
          * For the cleaner, once the collection has queued the entry: runs {@link #free()} unless
-         * the entry is finished already (its owner was closed before it became unreachable).
+         * the entry has started or finished already.
          */
         public final void clean() {
-            if (tracker.live.contains(this)) { // ReclaimDevices: CleanerStart
+            if (tracker.startCleaning(this)) { // ReclaimDevices: CleanerStart
                 free();
             }
+        }
+    }
+
+    /**
+     * The attached tables, replaced (never changed in place) under the tracker's lock. A holder of
+     * its own, not a field of the tracker, so that the cleaner thread can hold the tables without
+     * holding the tracker.
+     */
+    private static final class LiveTables {
+        AllocationTable[] all = new AllocationTable[0];
+
+        void add(AllocationTable table) {
+            for (AllocationTable t : all) {
+                if (t == table) {
+                    return;
+                }
+            }
+            AllocationTable[] more = Arrays.copyOf(all, all.length + 1);
+            more[all.length] = table;
+            all = more;
+        }
+
+        void remove(AllocationTable table) {
+            List<AllocationTable> rest = new ArrayList<>(Arrays.asList(all));
+            rest.remove(table);
+            all = rest.toArray(new AllocationTable[0]);
         }
     }
 

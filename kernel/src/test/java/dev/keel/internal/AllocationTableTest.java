@@ -195,6 +195,54 @@ class AllocationTableTest {
         assertEquals(new HashSet<>(model.values()), new HashSet<>(table.snapshot()));
     }
 
+    /**
+     * Owners move with their records: random puts (some owned) and removes against a map from
+     * address to owner, through growth and backward shifts; after each batch, the owners the
+     * table hands out are exactly those of the records present, each record's own.
+     */
+    @Test
+    void ownersStayWithTheirRecordsThroughGrowthAndShifts() {
+        AllocationTable table = new AllocationTable();
+        ReclaimTracker tracker = new ReclaimTracker();
+        Map<Long, ReclaimTracker.Entry> model = new HashMap<>();
+        List<Object> owners = new ArrayList<>();
+        List<Long> live = new ArrayList<>();
+        Random random = new Random(7);
+        long nextVa = BASE;
+        for (int step = 0; step < 50_000; step++) {
+            boolean growing = (step / 5_000) % 2 == 0;
+            if (live.isEmpty() || random.nextInt(100) < (growing ? 70 : 30)) {
+                ReclaimTracker.Entry owner = null;
+                if (random.nextBoolean()) {
+                    Object buffer = new Object();
+                    owners.add(buffer);
+                    owner = new ReclaimTracker.Entry(buffer, tracker) {
+                        @Override
+                        protected void free() {
+                        }
+                    };
+                    model.put(nextVa, owner);
+                }
+                table.put(nextVa, GRANULE, 0L, owner);
+                live.add(nextVa);
+                nextVa += GRANULE;
+            } else {
+                int index = random.nextInt(live.size());
+                long va = live.get(index);
+                live.set(index, live.get(live.size() - 1));
+                live.remove(live.size() - 1);
+                table.remove(va);
+                model.remove(va);
+            }
+            if (step % 1_000 == 0) {
+                Map<Long, ReclaimTracker.Entry> seen = new HashMap<>();
+                table.forEachOwner(owner -> assertNull(seen.put(owner.va(), owner), "an owner seen twice"));
+                assertEquals(model, seen, "step " + step);
+            }
+        }
+        assertTrue(owners.size() > 1_000, "the test made owners");
+    }
+
     @Test
     void growthKeepsEveryRecordAndTheArraysUnder48BytesPerRecord() {
         AllocationTable table = new AllocationTable();

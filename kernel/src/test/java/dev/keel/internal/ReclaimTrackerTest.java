@@ -129,7 +129,7 @@ class ReclaimTrackerTest {
         assertEquals(null, tracker.cleanerThread(), "no thread before an entry that frees memory");
         AtomicInteger runs = new AtomicInteger();
         CountDownLatch ran = new CountDownLatch(1);
-        ReclaimTracker.Entry entry = new ReclaimTracker.Entry(new Object(), 16, tracker) {
+        ReclaimTracker.Entry entry = new ReclaimTracker.Entry(new Object(), tracker) {
             @Override
             protected void free() {
                 runs.incrementAndGet();
@@ -137,7 +137,7 @@ class ReclaimTrackerTest {
                 ran.countDown();
             }
         };
-        tracker.register(entry, 1L);
+        tracker.register(entry, 16);
         Thread cleaner = tracker.cleanerThread();
         assertTrue(cleaner != null && cleaner.getName().equals("keel-cleaner-once"), String.valueOf(cleaner));
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);

@@ -19,7 +19,7 @@ import java.util.Map;
  * behalf of kernel code, the nearest kernel frame on the
  * stack must belong to a class that owns such collections and the thread must hold that object's
  * lock ({@code DeviceAllocator.mutex}: the owner thread of the {@code ReentrantLock}'s
- * synchronizer; {@code ReclaimTracker} keeps its live set in atomic arrays, not in collections). Anything else stops the search with the access.
+ * synchronizer; {@code ReclaimTracker} keeps its bookkeeping in arrays and in lists through its entries, not in collections). Anything else stops the search with the access.
  *
  * <p>Accesses with no kernel frame on the stack (the drivers' own, the JDK's), accesses made
  * while a constructor of the owning class runs (its object is not yet published) and accesses

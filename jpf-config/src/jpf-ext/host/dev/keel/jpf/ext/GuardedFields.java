@@ -24,8 +24,8 @@ import java.util.Set;
  * <p>The fields checked are exactly the {@code never_break_fields} entries of the classes below,
  * read from the configuration, so the list cannot drift from the check. The lock of each class:
  * its own field ({@code GcReclaimer.flight}, {@code ReclaimTracker.lock},
- * {@code DeviceAllocator.mutex}); the enclosing allocator's {@code mutex} for the allocator's inner
- * hand-off queue; and for a hand-off waiter, which has no pointer to its allocator, the
+ * {@code DeviceAllocator.mutex}); its tracker's {@code lock} for a tracker's entry; the enclosing
+ * allocator's {@code mutex} for the allocator's inner hand-off queue; and for a hand-off waiter, which has no pointer to its allocator, the
  * {@code mutex} of the allocator whose code is on the stack. Held means: the lock's synchronizer
  * names this thread as its exclusive owner. Not checked: accesses while a constructor of the
  * field's class runs (the object is not yet published).
@@ -37,6 +37,7 @@ public final class GuardedFields extends LockDiscipline {
     private static final Map<String, Guard> GUARDS = Map.of(
             "dev.keel.GcReclaimer", new Guard(Owner.SELF, "flight"),
             "dev.keel.internal.ReclaimTracker", new Guard(Owner.SELF, "lock"),
+            "dev.keel.internal.ReclaimTracker$Entry", new Guard(Owner.TRACKER, "lock"),
             ALLOCATOR, new Guard(Owner.SELF, "mutex"),
             ALLOCATOR + "$HandOffQueue", new Guard(Owner.ENCLOSING, "mutex"),
             ALLOCATOR + "$Waiter", new Guard(Owner.ALLOCATOR_ON_STACK, "mutex"));
@@ -82,6 +83,7 @@ public final class GuardedFields extends LockDiscipline {
         ElementInfo owner = switch (guard.owner()) {
             case SELF -> target;
             case ENCLOSING -> ti.getElementInfo(target.getReferenceField("this$0"));
+            case TRACKER -> ti.getElementInfo(target.getReferenceField("tracker"));
             case ALLOCATOR_ON_STACK -> allocatorOnStack(ti);
         };
         if (owner == null) {
@@ -121,7 +123,7 @@ public final class GuardedFields extends LockDiscipline {
         return false;
     }
 
-    private enum Owner { SELF, ENCLOSING, ALLOCATOR_ON_STACK }
+    private enum Owner { SELF, ENCLOSING, TRACKER, ALLOCATOR_ON_STACK }
 
     private record Guard(Owner owner, String lockField) {
     }
