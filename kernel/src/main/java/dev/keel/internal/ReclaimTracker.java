@@ -170,7 +170,11 @@ public final class ReclaimTracker {
         }
     }
 
-    /** Adds {@code table}'s owners to the live set (idempotent); its arena calls it with its first buffer. */
+    /**
+     * Adds {@code table}'s owners to the live set (idempotent); its arena calls it with its first
+     * buffer, and its close takes it out ({@link #orphanOwners}). An arena that had buffers and is
+     * never closed keeps its table here for the tracker's life, as it keeps its reserved range.
+     */
     public void attach(AllocationTable table) {
         lock.lock();
         try {
