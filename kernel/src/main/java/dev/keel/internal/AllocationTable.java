@@ -94,7 +94,6 @@ public final class AllocationTable {
     private static final int MIN_LOAD_PERCENT = 53;
     private static final int SLOT_LONGS = 3;
 
-    private final Segment[] segments = new Segment[SEGMENT_COUNT];
     private static final VarHandle OWNED_SEGMENTS;
 
     static {
@@ -105,6 +104,7 @@ public final class AllocationTable {
         }
     }
 
+    private final Segment[] segments = new Segment[SEGMENT_COUNT];
     /** Bit i: segment i has had an owner (set once, never cleared), so a scan of owners visits it. */
     private volatile int ownedSegments;
 

@@ -195,13 +195,11 @@ public final class ReclaimTracker {
     public void orphanOwners(AllocationTable table) {
         lock.lock();
         try {
-            List<Entry> owners = new ArrayList<>();
-            table.forEachOwner(owners::add);
-            for (Entry e : owners) {
+            table.forEachOwner(e -> {
                 if (e.outcome == PENDING) { // one that has started is linked already
                     link(e);
                 }
-            }
+            });
             live.remove(table);
         } finally {
             lock.unlock();
@@ -582,9 +580,14 @@ public final class ReclaimTracker {
         }
 
         void remove(AllocationTable table) {
-            List<AllocationTable> rest = new ArrayList<>(Arrays.asList(all));
-            rest.remove(table);
-            all = rest.toArray(new AllocationTable[0]);
+            AllocationTable[] rest = new AllocationTable[all.length];
+            int n = 0;
+            for (AllocationTable t : all) {
+                if (t != table) {
+                    rest[n++] = t;
+                }
+            }
+            all = Arrays.copyOf(rest, n);
         }
     }
 
