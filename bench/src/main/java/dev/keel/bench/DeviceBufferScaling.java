@@ -40,7 +40,10 @@ import java.util.stream.Collectors;
  * <p>The targets (from medians; the same from minimums beside them): (a) buffer, two threads on
  * own arenas, at least {@value #TARGET_A}× the one-thread throughput; (b) buffer's two-thread
  * scaling on one shared arena at least {@value #TARGET_B} of the raw pair's; (c) buffer on one
- * thread at most {@value #TARGET_C}× the raw pair.
+ * thread at most {@value #TARGET_C}× the raw pair. Beside them, {@link HandleFloor} on one thread and
+ * on two with own arenas: the raw pair plus what any handle freed by a cleaner costs on the JVM
+ * (two objects, a store into a long-lived array and its clearing), so that (a) and (c) can be read
+ * against what the JVM allows on the machine of the run.
  *
  * <p>Usage: {@code DeviceBufferScaling <results file> [repetitions, default 5]}.
  */
@@ -84,6 +87,17 @@ public final class DeviceBufferScaling {
                     DeviceBuffer buffer = DeviceBuffer.allocate(arena, NoOpBackend.GRANULARITY);
                     seen ^= buffer.va();
                     buffer.close();
+                }
+                return seen;
+            }
+        },
+        FLOOR("floor") {
+            @Override
+            long run(VmmArena arena, long pairs) {
+                HandleFloor floor = new HandleFloor();
+                long seen = 0;
+                for (long i = 0; i < pairs; i++) {
+                    seen ^= floor.pair(arena);
                 }
                 return seen;
             }
@@ -133,7 +147,8 @@ public final class DeviceBufferScaling {
     static final List<Config> CONFIGS = List.of(
             new Config(Pair.RAW, Layout.ONE), new Config(Pair.BUFFER, Layout.ONE),
             new Config(Pair.RAW, Layout.TWO_OWN), new Config(Pair.BUFFER, Layout.TWO_OWN),
-            new Config(Pair.RAW, Layout.TWO_SHARED), new Config(Pair.BUFFER, Layout.TWO_SHARED));
+            new Config(Pair.RAW, Layout.TWO_SHARED), new Config(Pair.BUFFER, Layout.TWO_SHARED),
+            new Config(Pair.FLOOR, Layout.ONE), new Config(Pair.FLOOR, Layout.TWO_OWN));
 
     public static void main(String[] args) throws IOException, InterruptedException {
         if (args.length < 1 || args.length > 2) {
@@ -213,6 +228,8 @@ public final class DeviceBufferScaling {
         double[] buffer2own = wall.get(CONFIGS.get(3));
         double[] raw2shared = wall.get(CONFIGS.get(4));
         double[] buffer2shared = wall.get(CONFIGS.get(5));
+        double[] floor1 = wall.get(CONFIGS.get(6));
+        double[] floor2own = wall.get(CONFIGS.get(7));
         out.add(String.format(Locale.ROOT, "raw pair, two threads on own arenas: %.2fx the one-thread throughput [%.2fx]"
                 + " (the arena's own scaling, for comparison)", median(raw1) / median(raw2own), raw1[0] / raw2own[0]));
         double a = median(buffer1) / median(buffer2own);
@@ -227,6 +244,11 @@ public final class DeviceBufferScaling {
         double c = median(buffer1) / median(raw1);
         out.add(verdict(String.format(Locale.ROOT, "(c) one thread: buffer pair %.3fx the raw pair [%.3fx]; target <= %.1fx",
                 c, buffer1[0] / raw1[0], TARGET_C), c <= TARGET_C));
+        out.add(String.format(Locale.ROOT, "the JVM's floor for a cleaner-managed handle (HandleFloor): one thread %.3fx the raw"
+                        + " pair [%.3fx], the buffer %.3fx the floor [%.3fx]; two threads on own arenas %.3fx the floor's"
+                        + " one-thread throughput [%.3fx]", median(floor1) / median(raw1), floor1[0] / raw1[0],
+                median(buffer1) / median(floor1), buffer1[0] / floor1[0], median(floor1) / median(floor2own),
+                floor1[0] / floor2own[0]));
 
         out.add("# per round, in the order run: aggregate ns/pair, the repetition's wall time, threads running at once");
         out.addAll(rounds);

@@ -29,7 +29,10 @@ import org.openjdk.jmh.annotations.Threads;
  * perfectly has the same score on one and two threads. The issue's targets, from these scores:
  * (a) {@code 2 × bufferOneThread / bufferTwoThreadsOwnArenas ≥ 1.8}; (b) on one shared arena, the
  * buffer's two-thread scaling ({@code 2 × bufferOneThread / bufferTwoThreadsSharedArena}) within
- * 10 % of the raw pair's; (c) {@code bufferOneThread ≤ 1.5 × rawOneThread}.
+ * 10 % of the raw pair's; (c) {@code bufferOneThread ≤ 1.5 × rawOneThread}. The {@code floor}
+ * benchmarks run {@link HandleFloor}, the raw pair plus what any handle freed by a cleaner costs on
+ * the JVM, on one thread and on two with own arenas: what (a) and (c) can reach on the machine of
+ * the run.
  * {@link DeviceBufferScaling} measures the same in a plain loop on fresh threads, which has no
  * JMH harness between the threads. {@link CpuClock} adds each thread's CPU time, which on a shared
  * machine is the steadier figure for one thread and only a lower bound for two (see there).
@@ -48,6 +51,7 @@ public class DeviceBufferScalingBenchmark {
     @State(Scope.Thread)
     public static class OwnArena {
         VmmArena arena;
+        final HandleFloor floor = new HandleFloor();
 
         @Setup
         public void open() {
@@ -98,6 +102,20 @@ public class DeviceBufferScalingBenchmark {
     @Threads(2)
     public long bufferTwoThreadsOwnArenas(OwnArena own, CpuClock clock) {
         return buffer(own.arena, clock);
+    }
+
+    @Benchmark
+    @Threads(1)
+    public long floorOneThread(OwnArena own, CpuClock clock) {
+        clock.ops++;
+        return own.floor.pair(own.arena);
+    }
+
+    @Benchmark
+    @Threads(2)
+    public long floorTwoThreadsOwnArenas(OwnArena own, CpuClock clock) {
+        clock.ops++;
+        return own.floor.pair(own.arena);
     }
 
     @Benchmark
