@@ -11,16 +11,18 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Collections;
+import java.util.Comparator;
 import java.util.EnumMap;
 import java.util.EnumSet;
 import java.util.Map;
 import java.util.Set;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.api.parallel.Execution;
 import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * The trace-validation gate: every {@link KernelMutant} that changes the order or the values of
@@ -70,7 +72,7 @@ class TraceMutantTest {
      * compiler task, child JVMs), and a hanging recording leaves a core idle while it waits.
      */
     @ParameterizedTest(name = "{0} shows in a trace")
-    @EnumSource(KernelMutant.class)
+    @MethodSource("hangingFirst")
     @Execution(ExecutionMode.CONCURRENT)
     void mutantIsRejected(KernelMutant mutant, @TempDir Path workDir) throws IOException, InterruptedException {
         assumeTrue(!"false".equals(System.getProperty("keel.mutants")), "mutants skipped (-Dkeel.mutants=false)");
@@ -90,6 +92,15 @@ class TraceMutantTest {
                             + " only " + result.rejections()));
         }
         CAUGHT.put(mutant, first);
+    }
+
+    /**
+     * The mutants, those that hang first. A hanging mutant's recording waits out every scenario
+     * that hangs (mutant (3): 89 s in a clean-clone run, against 12 to 20 s for most others), so
+     * one that starts last runs alone at the end while the other worker has nothing left to do.
+     */
+    static Stream<KernelMutant> hangingFirst() {
+        return Stream.of(KernelMutant.values()).sorted(Comparator.comparing(mutant -> mutant.expect() != KernelMutant.Expect.HANGS));
     }
 
     @AfterAll
