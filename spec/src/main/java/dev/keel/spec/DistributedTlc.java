@@ -207,7 +207,12 @@ public final class DistributedTlc {
             for (int i = 0; i < cluster.workers().size(); i++) {
                 Path log = output.resolveSibling(model.name() + ".worker" + (i + 1) + ".out");
                 WorkerHost host = cluster.workers().get(i);
-                workers.add(start(new ProcessBuilder(workerCommand(cluster.launch(), tlaTools, tmpDir, host,
+                // A folder of its own: a worker unpacks the server's spec into a folder of its
+                // temporary directory named by the millisecond it started, so two workers started
+                // in the same millisecond wrote one folder and one of them parsed a half-written file.
+                Path workerTmp = tmpDir.resolve("worker" + (i + 1));
+                Files.createDirectories(workerTmp);
+                workers.add(start(new ProcessBuilder(workerCommand(cluster.launch(), tlaTools, workerTmp, host,
                         cluster.port(), 1)).redirectErrorStream(true).redirectOutput(log.toFile()), host.transport()));
             }
             boolean finished = serverProcess.waitFor(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
