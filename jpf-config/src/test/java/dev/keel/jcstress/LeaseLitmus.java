@@ -46,6 +46,12 @@ class LeaseLitmus {
         DEPTH.setRelease(lease, lease.depth + 1);
     }
 
+    /** The mark stored again as a volatile write ({@code InFlightLeases.publish}, a malloc from its chunk). */
+    void publish() {
+        Lease lease = slots.get(0);
+        DEPTH.setVolatile(lease, lease.depth);
+    }
+
     /** The closer's look at the slot ({@code InFlightLeases.awaitFree}): 1 if it finds the lease marked. */
     int scan() {
         Lease lease = slots.get(0);

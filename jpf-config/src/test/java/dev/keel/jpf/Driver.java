@@ -11,6 +11,7 @@ package dev.keel.jpf;
  */
 enum Driver {
     BUMP("BumpDriver", 100),
+    CHUNK("ChunkDriver", 100),
     DRAIN("DrainDriver", 100),
     DRAIN_FREE("DrainFreeDriver", 100),
     FREE_CLOSE("FreeCloseDriver", 100),

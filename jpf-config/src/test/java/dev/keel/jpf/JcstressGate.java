@@ -23,7 +23,7 @@ import java.util.regex.Pattern;
  */
 public final class JcstressGate {
 
-    static final List<String> STRONG = List.of("MarkBeforeBump", "MarkBeforeFreeCheck", "BumpCas",
+    static final List<String> STRONG = List.of("MarkBeforeBump", "MarkBeforeRoomGrant", "MarkBeforeFreeCheck", "BumpCas",
             "CleanerStartsUnderLock");
     static final List<String> WEAK = List.of("MarkBeforeBumpCheckedEarly", "MarkBeforeFreeCheckUnlocked", "BumpReadThenWrite",
             "CleanerStartsUnmarked");

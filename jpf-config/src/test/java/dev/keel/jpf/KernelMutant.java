@@ -28,10 +28,12 @@ enum KernelMutant {
             new Patch("dev/keel/VmmArena.java", """
                     InFlightLeases.Lease lease = leases.enter();
                     try {
-                        long offset = bump(size, aligned); // Trace before: Request size=size
+                        long offset = fitsRoom(lease, aligned) ? roomGrant(lease, aligned) : bump(lease, size, aligned); // ChunkBump: Request // Trace before: Request size=size
                     """, """
-                    long offset = bump(size, aligned); // Trace before: Request size=size
-                    InFlightLeases.Lease lease = leases.enter(); // MUTANT: MallocEnter before MallocMark
+                    InFlightLeases.Lease lease = leases.enter();
+                    leases.exit(lease); // MUTANT: the lease found but not marked
+                    long offset = fitsRoom(lease, aligned) ? roomGrant(lease, aligned) : bump(lease, size, aligned); // Trace before: Request size=size
+                    lease = leases.enter(); // MUTANT: MallocEnter before MallocMark
                     try {
                     """)),
 
@@ -65,15 +67,28 @@ enum KernelMutant {
 
     PLAIN_BUMP("(5) bump with a plain read-then-write instead of CAS", Driver.BUMP, Expect.CHECK_FAILS,
             new Patch("dev/keel/VmmArena.java",
-                    "long witness = next.compareAndExchange(seen, seen + aligned); // CasBump: CasSucceed, CasFail",
+                    "long witness = next.compareAndExchange(seen, end); // CasBump: CasSucceed, CasFail",
                     "long witness = next.get(); // MUTANT: read, then write, no CAS\n"
-                            + "            if (witness == seen) { next.set(seen + aligned); }\n")),
+                            + "            if (witness == seen) { next.set(end); }\n")),
 
     BLIND_GIVE_BACK("(6) rollback of a failed slot that is no longer the top", Driver.BUMP, Expect.CHECK_FAILS,
             new Patch("dev/keel/VmmArena.java",
-                    "boolean givenBack = giveBack(offset, aligned);",
+                    "boolean givenBack = giveBack(offset + aligned, back);",
                     "next.set(offset); // MUTANT: GiveBack without checking that the slot is still the top\n"
                             + "        boolean givenBack = true;")),
+
+    DETACHED_GROWTH("(18) a chunk grows in place without checking that it ends where the shared pointer was",
+            Driver.CHUNK, Expect.CHECK_FAILS,
+            new Patch("dev/keel/VmmArena.java",
+                    "boolean contiguous = keeps && seen == lease.roomEnd() && room < aligned;",
+                    "boolean contiguous = keeps && room < aligned; // MUTANT: ChunkBump's DetachedGrowth\n")),
+
+    SHARED_GIVE_BACK("(19) a failed small grant given back to the shared pointer instead of its chunk",
+            Driver.CHUNK, Expect.CHECK_FAILS,
+            new Patch("dev/keel/VmmArena.java",
+                    "if (chunked(lease, aligned)) { boolean top = lease.roomStart() == offset + aligned;",
+                    "if (false) { // MUTANT: the grant goes back to the shared pointer\n"
+                            + "            boolean top = lease.roomStart() == offset + aligned;")),
 
     SECOND_CLOSE_RETURNS("(7) second close returning early", Driver.CLOSE, Expect.CHECK_FAILS,
             new Patch("dev/keel/VmmArena.java", """

@@ -36,6 +36,17 @@ class KernelTestMutantTest {
             "dev.keel.VmmArenaCloseTest#closeAndDrainWithADeadlineGivesUpOnAFreeThatDoesNotReturn");
 
     enum Mutant {
+        UNALIGNED_CHUNK_END("a chunk that does not end on a region boundary (spec ChunkBump's mutant UnalignedEnd)",
+                List.of("dev.keel.VmmArenaChunkTest#aChunkEndsOnARegionBoundaryAndServesTheThreadsNextSmallMallocs",
+                        "dev.keel.VmmArenaChunkTest#twoThreadsChunksLieInRegionsOfTheirOwn"),
+                new Patch("dev/keel/VmmArena.java",
+                        "Math.min(regionEnd(seen + need), totalBytes)",
+                        "Math.min(seen + need + regionBytes, totalBytes) /* MUTANT: not at a region boundary */")),
+        ROOM_NOT_TAKEN_OVER("a thread that takes over an ended thread's slot starts without its room (the room is lost)",
+                List.of("dev.keel.VmmArenaChunkTest#theRoomOfAThreadThatEndedGoesOnWithItsSlot"),
+                new Patch("dev/keel/internal/InFlightLeases.java",
+                        "lease.room(held.roomStart, held.roomEnd);",
+                        "// MUTANT: the ended lessee's room is dropped")),
         REPORTED_TWICE("a leak reported twice", LEAK_TESTS, new Patch("dev/keel/DeviceBuffer.java",
                 "LeakDetector.report(site, arena, va());",
                 "LeakDetector.report(site, arena, va()); LeakDetector.report(site, arena, va()); // MUTANT: twice")),

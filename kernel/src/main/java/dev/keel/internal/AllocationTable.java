@@ -52,6 +52,15 @@ import org.jspecify.annotations.Nullable;
  * capacity >>> 32}. That mapping needs no power-of-two capacity, so a segment can grow by half
  * rather than double, which is what keeps the bytes per record below 48.
  *
+ * <p><b>Regions.</b> A table made with a region shift picks a record's segment by the hash of
+ * its region ({@code va >>> regionShift}) instead of its own, so all records of one region lie in
+ * one segment. The arena hands each thread chunks of its range that end on region boundaries
+ * (spec {@code ChunkBump}, {@code RegionsUnshared}), so a region's segment is written by one
+ * thread at a time and two threads allocating and freeing at once seldom share a segment's lock
+ * or cache lines. What it costs: a segment holds a whole region's records, so segments are less
+ * even than with per-record hashing; the bytes per record and the probing within a segment are
+ * the same, since the home slot still comes from the record's own hash.
+ *
  * <p><b>Probing and deletion.</b> Linear probing: a record sits at its home slot or at the first
  * free slot after it (cyclically). Invariant: every slot between a record's home and its position
  * is occupied. Lookups stop at the first empty slot, so the invariant is what makes them correct.
@@ -108,8 +117,23 @@ public final class AllocationTable {
     /** Bit i: segment i has had an owner (set once, never cleared), so a scan of owners visits it. */
     private volatile int ownedSegments;
 
-    /** An empty table. */
+    /** 0, or the log of the region size: every record of one region lies in one segment. */
+    private final int regionShift;
+
+    /** An empty table that spreads records over the segments one by one. */
     public AllocationTable() {
+        this(0);
+    }
+
+    /**
+     * An empty table whose records of one region, the addresses with the same {@code va >>>
+     * regionShift}, share a segment (0: every record on its own).
+     */
+    public AllocationTable(int regionShift) {
+        if (regionShift < 0 || regionShift >= Long.SIZE) {
+            throw new IllegalArgumentException("regionShift must be in [0, 64): " + regionShift);
+        }
+        this.regionShift = regionShift;
         for (int i = 0; i < SEGMENT_COUNT; i++) {
             segments[i] = new Segment();
         }
@@ -136,7 +160,7 @@ public final class AllocationTable {
             throw new IllegalArgumentException("size must not be 0 (va 0x" + Long.toHexString(va) + ")");
         }
         long hash = hash(va);
-        int index = segmentIndex(hash);
+        int index = segmentOf(va, hash);
         if (owner != null) {
             owner.recordIn(this, va, size); // published by the segment lock's release
             int bit = 1 << index;
@@ -172,7 +196,7 @@ public final class AllocationTable {
      */
     public @Nullable Allocation removeIf(long va, BooleanSupplier admits) {
         long hash = hash(va);
-        return segments[segmentIndex(hash)].remove(va, hash, admits);
+        return segments[segmentOf(va, hash)].remove(va, hash, admits);
     }
 
     /**
@@ -273,6 +297,11 @@ public final class AllocationTable {
         h *= 0xc4ceb9fe1a85ec53L;
         h ^= h >>> 33;
         return h;
+    }
+
+    /** The segment of {@code va}, whose hash is {@code hash}: by its region's hash, if regions are on. */
+    private int segmentOf(long va, long hash) {
+        return segmentIndex(regionShift == 0 ? hash : hash(va >>> regionShift));
     }
 
     static int segmentIndex(long hash) {

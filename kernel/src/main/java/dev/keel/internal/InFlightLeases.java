@@ -35,6 +35,11 @@ import org.jspecify.annotations.Nullable;
  * another thread only once {@link Thread#isAlive()} says that thread has ended: everything it did
  * happens-before that answer, so it will never write the lease's mark again.
  *
+ * <p><b>Rooms.</b> A lease also carries its thread's chunk of the arena's range ({@code VmmArena}
+ * serves small mallocs from it: spec {@code ChunkBump}). A thread that takes over a slot whose
+ * lessee has ended takes over that lease's room as well, so the number of rooms, and the bytes
+ * they hold, are bounded by the first chunk of slots however many threads come and go.
+ *
  * <p><b>Marks.</b> The lessee writes its lease's depth (calls of this thread in flight in this
  * arena; a backend call of the arena may call malloc or free on the same thread) with release
  * stores, plain stores on x86 and ARM: {@link #enter()} adds one, {@link #exit} takes one away.
@@ -132,6 +137,14 @@ public final class InFlightLeases {
         private int slot;
         /** How often it was leased again after it was given back; only its owner uses it. */
         private int retakes;
+        /**
+         * Its thread's chunk of the arena's range, as offsets: the room {@code [roomStart,
+         * roomEnd)} (spec {@code ChunkBump}'s {@code cnext} and {@code cend}). The lease is the one
+         * object per thread and arena, so the chunk lives here; only the owner reads or writes it,
+         * and a thread that takes the slot over once the owner has ended.
+         */
+        private long roomStart;
+        private long roomEnd;
 
         Lease(Thread owner) {
             super(owner);
@@ -140,6 +153,30 @@ public final class InFlightLeases {
         /** Calls of the owner in flight, as another thread may see them. */
         int depth() {
             return depth;
+        }
+
+        /**
+         * Whether the lease lies in the first chunk of slots, which its thread keeps across calls:
+         * only such a lease keeps a chunk of the range (one past it is given back with its call).
+         */
+        public boolean kept() {
+            return chunk == 0;
+        }
+
+        /** The first byte of the room in the thread's chunk of the range. */
+        public long roomStart() {
+            return roomStart;
+        }
+
+        /** The end of the thread's chunk of the range. */
+        public long roomEnd() {
+            return roomEnd;
+        }
+
+        /** Sets the thread's chunk of the range to the room {@code [start, end)}. */
+        public void room(long start, long end) {
+            roomStart = start;
+            roomEnd = end;
         }
     }
 
@@ -167,6 +204,15 @@ public final class InFlightLeases {
         }
         Lease lease = mine.get();
         return lease != null && lease.chunk >= 0 ? lease : lease(lease);
+    }
+
+    /**
+     * Stores the mark of {@code lease} again, as a volatile write: for a call whose admission
+     * writes nothing shared (a malloc from its thread's chunk), so that its next volatile load
+     * (of the state) is ordered after the mark. On x86 the store is followed by a fence.
+     */
+    public void publish(Lease lease) {
+        Lease.DEPTH.setVolatile(lease, lease.depth);
     }
 
     /**
@@ -240,6 +286,21 @@ public final class InFlightLeases {
             }
         }
         return holders;
+    }
+
+    /**
+     * The bytes in the rooms of the leases' chunks of the range. Only kept leases, in the first
+     * chunk of slots, have rooms. Read without synchronisation: exact when no call is in flight.
+     */
+    public long roomBytes() {
+        long bytes = 0;
+        for (int at = 0; at < first.length(); at++) {
+            Lease lease = first.get(at);
+            if (lease != null) {
+                bytes += lease.roomEnd - lease.roomStart;
+            }
+        }
+        return bytes;
     }
 
     /** Slots that hold a lease now, marked or not (tests check what is kept with it). */
@@ -340,6 +401,11 @@ public final class InFlightLeases {
             if (leased) {
                 lease.chunk = c;
                 lease.slot = slot;
+                if (held != null) {
+                    // Its lessee has ended: its room goes on here. The taker had none: only a kept
+                    // lease has a room, and a kept lease never leases again while its thread lives.
+                    lease.room(held.roomStart, held.roomEnd);
+                }
                 return true;
             }
         }

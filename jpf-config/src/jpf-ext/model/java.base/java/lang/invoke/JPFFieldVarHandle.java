@@ -11,7 +11,7 @@ package java.lang.invoke;
  * {@code dev.keel.jpf.ext.JPF_java_lang_invoke_JPFFieldVarHandle} that first offers the other
  * threads a turn, as JPF does before any shared field access, then reads or updates the field in
  * one step. JPF's memory is sequentially consistent, so every mode is the volatile one. Besides
- * the kernel's modes ({@code compareAndSet} and {@code setRelease} of an {@code int}) it keeps
+ * the kernel's modes ({@code compareAndSet}, {@code setRelease} and {@code setVolatile} of an {@code int}) it keeps
  * every mode jpf-core's version offers, for JDK classes JPF loads that use them.
  */
 public class JPFFieldVarHandle {
@@ -31,6 +31,10 @@ public class JPFFieldVarHandle {
     public native void set(Object owner, Object value);
 
     public void setRelease(Object owner, int value) {
+        set(owner, value);
+    }
+
+    public void setVolatile(Object owner, int value) {
         set(owner, value);
     }
 
