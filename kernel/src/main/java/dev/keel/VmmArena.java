@@ -45,15 +45,18 @@ import org.jspecify.annotations.Nullable;
  * ChunkBump}). Only a small request that does not fit goes to {@code next}, and moves it to the
  * next address that is a multiple of the region size: if the chunk ends where {@code next} was
  * (no other thread took anything since) the chunk grows in place, otherwise a new chunk starts
- * there and the old room is left behind ({@link #chunkSlackBytes()}). Large requests, and every
- * request of a thread whose lease lies past the first slots (given back with its call, so a chunk
- * could not outlive the call), take exactly their size from {@code next}. A failed small grant
- * goes back to its chunk while it is the room's start. Because chunks end on region boundaries, a
+ * there and the old room is left behind ({@link #chunkSlackBytes()}). A large request takes
+ * exactly what it needs from {@code next}, starting in the thread's room when its chunk ends where
+ * {@code next} is (so a thread alone gets the addresses and the exhaustion rule of a plain bump);
+ * every request of a thread whose lease lies past the first slots (given back with its call, so a
+ * chunk could not outlive the call) takes exactly its size. A failed grant is undone exactly: a
+ * small one goes back to its chunk while it is the room's start, a large one to {@code next} while
+ * it is the top (with the room it used). Because chunks end on region boundaries, a
  * region in which one thread has room holds no other thread's small allocation ({@code
  * RegionsUnshared}), and the table, which keeps a region's records in one segment, has each
  * segment written by one thread at a time: two threads on one arena share no cache line on the
  * hot path but, once per region, {@code next}'s. What it costs: a request can fail as exhausted
- * while other threads' rooms (less than a region each, one per kept lease) or left-behind rooms
+ * while other threads' rooms (at most a region each, one per kept lease) or left-behind rooms
  * (each shorter than a small request) still hold bytes, and {@link #usedBytes()} counts them.
  *
  * <p><b>Table and counters.</b> A successful malloc puts {@code va -> (size, handle)} in the

@@ -192,6 +192,9 @@ final class PressureScenarios {
         threads.add(failing);
         threads.add(Scenarios.thread("patient", () -> {
             Scenarios.await(full);
+            // Only once the failing thread is in its pressure round: had the patient's round come
+            // first, the failing thread would find a unit free and never call back (no GiveUp).
+            Scenarios.await(device.failingPressured);
             device.enter(2, false);
             device.allocate(2);
             device.exit(2, false);
@@ -263,12 +266,17 @@ final class PressureScenarios {
         private final Garbage garbage = new Garbage();
         static final String CALLBACK_FAILED = "the scenario's callback fails after its round";
         volatile Thread failing; // whose callback throws after the reclaimer's round, re-locked
+        /** Opened when the failing thread's callback starts: it is out of memory and in the queue. */
+        final CountDownLatch failingPressured = new CountDownLatch(1);
 
         Device(Duration cleanerDeadline, int cleanerPause) {
             this.cleanerPause = cleanerPause;
             GcReclaimer reclaimer = KernelHooks.reclaimer(host, cleanerDeadline, tracker, garbage::collect);
             this.reclaimer = reclaimer;
             MemoryPressureCallback callback = (lock, requestedBytes) -> {
+                if (Thread.currentThread() == failing) {
+                    failingPressured.countDown();
+                }
                 reclaimer.onPressure(lock, requestedBytes);
                 if (Thread.currentThread() == failing) {
                     throw new IllegalStateException(CALLBACK_FAILED);
