@@ -52,9 +52,10 @@ import org.jspecify.annotations.Nullable;
  * capacity >>> 32}. That mapping needs no power-of-two capacity, so a segment can grow by half
  * rather than double, which is what keeps the bytes per record below 48.
  *
- * <p><b>Regions.</b> A table made with a region shift picks a record's segment by the hash of
- * its region ({@code va >>> regionShift}) instead of its own, so all records of one region lie in
- * one segment. The arena hands each thread chunks of its range that end on region boundaries
+ * <p><b>Regions.</b> A table made with a region shift picks a record's segment by its region,
+ * {@code va >>> regionShift}, modulo the segment count, instead of by its own hash, so all records
+ * of one region lie in one segment, and consecutive regions, which is how the arena hands chunks
+ * out, lie in different ones. The arena hands each thread chunks of its range that end on region boundaries
  * (spec {@code ChunkBump}, {@code RegionsUnshared}), so a region's segment is written by one
  * thread at a time and two threads allocating and freeing at once seldom share a segment's lock
  * or cache lines. What it costs: a segment holds a whole region's records, so segments are less
@@ -299,9 +300,9 @@ public final class AllocationTable {
         return h;
     }
 
-    /** The segment of {@code va}, whose hash is {@code hash}: by its region's hash, if regions are on. */
+    /** The segment of {@code va}, whose hash is {@code hash}: by its region, if regions are on. */
     private int segmentOf(long va, long hash) {
-        return segmentIndex(regionShift == 0 ? hash : hash(va >>> regionShift));
+        return regionShift == 0 ? segmentIndex(hash) : (int) (va >>> regionShift) & (SEGMENT_COUNT - 1);
     }
 
     static int segmentIndex(long hash) {
