@@ -27,9 +27,10 @@ import org.jspecify.annotations.Nullable;
  * occupies one slot of three consecutive {@code long}s in the segment's single array:
  * {@code [va, size, handle]}. An empty slot has size 0; {@link #put} therefore rejects a zero
  * size, and every address, 0 and values above 2^63 included, can be a key. A live record costs
- * 24 bytes divided by the load factor. The load never exceeds {@value #MAX_LOAD_PERCENT}%; a
- * segment that grows is at {@value #MIN_LOAD_PERCENT}% right after, and stays at or above it
- * while records are only added, so 30 to 45 bytes per record. Removals lower the load without
+ * 24 bytes divided by the load factor (each segment's arrays add 256 bytes of padding: see
+ * Padding). The load never exceeds {@value #MAX_LOAD_PERCENT}%; a segment that grows is at
+ * {@value #MIN_LOAD_PERCENT}% right after, and stays at or above it while records are only added,
+ * so 30 to 45 bytes per record. Removals lower the load without
  * bound: a segment never shrinks (only {@link #clear} gives its array back), so a table that
  * held 1,000,000 records and was freed down to 10 still holds the arrays of the million
  * (docs/performance.md). There is no per-record object, and nothing for the garbage collector
@@ -55,12 +56,20 @@ import org.jspecify.annotations.Nullable;
  * <p><b>Regions.</b> A table made with a region shift picks a record's segment by its region,
  * {@code va >>> regionShift}, modulo the segment count, instead of by its own hash, so all records
  * of one region lie in one segment, and consecutive regions, which is how the arena hands chunks
- * out, lie in different ones. The arena hands each thread chunks of its range that end on region boundaries
- * (spec {@code ChunkBump}, {@code RegionsUnshared}), so a region's segment is written by one
- * thread at a time and two threads allocating and freeing at once seldom share a segment's lock
- * or cache lines. What it costs: a segment holds a whole region's records, so segments are less
- * even than with per-record hashing; the bytes per record and the probing within a segment are
- * the same, since the home slot still comes from the record's own hash.
+ * out, lie in different ones. The arena hands each thread chunks of its range that end on region
+ * boundaries (spec {@code ChunkBump}, {@code RegionsUnshared}), so a region's segment is written
+ * by one thread at a time and two threads allocating and freeing at once seldom share a segment's
+ * lock. What it costs: a segment holds a whole region's records, so segments are less even than
+ * with per-record hashing; the bytes per record and the probing within a segment are the same,
+ * since the home slot still comes from the record's own hash.
+ *
+ * <p><b>Padding.</b> Nor do two such threads share a segment's cache lines through the heap's
+ * layout. The segments are allocated one after another, each followed by its slots array, and a
+ * collection copies a segment's arrays next to it, so the neighbouring segments of two threads on
+ * consecutive regions would put one thread's slots or owners on the line of the other's lock. A
+ * cache line of padding ahead of each segment's fields and at both ends of each array keeps them
+ * apart (two threads on one arena, a {@code DeviceBuffer} each: about half the time per pair with
+ * it; docs/performance.md, "False sharing through the heap's layout").
  *
  * <p><b>Probing and deletion.</b> Linear probing: a record sits at its home slot or at the first
  * free slot after it (cyclically). Invariant: every slot between a record's home and its position
@@ -103,6 +112,14 @@ public final class AllocationTable {
     @SuppressWarnings("UnusedVariable") // documentation: the class comment shows it with {@value}
     private static final int MIN_LOAD_PERCENT = 53;
     private static final int SLOT_LONGS = 3;
+    /**
+     * Longs of padding at each end of a slots array, and references at each end of an owners
+     * array: at least a cache line, so that whatever lies next to an array in the heap (another
+     * segment, another segment's array, after a collection has moved them together) shares no line
+     * with the slots that its segment's writer writes.
+     */
+    private static final int SLOTS_PAD = 8;
+    private static final int OWNERS_PAD = 16;
 
     private static final VarHandle OWNED_SEGMENTS;
 
@@ -347,7 +364,18 @@ public final class AllocationTable {
     }
 
     /** One open addressing table; every other field is guarded by {@code locked}. */
-    private static final class Segment {
+    /**
+     * A cache line and more ahead of a segment's fields. A segment is allocated right after the
+     * slot array of the one before it, and two threads of one arena write neighbouring segments
+     * (their chunks lie in consecutive regions): without this, the end of one thread's slots and
+     * the other thread's lock word can share a line (superclass fields are laid out first).
+     */
+    @SuppressWarnings("unused") // padding only
+    private abstract static class SegmentPadding {
+        private long p1, p2, p3, p4, p5, p6, p7, p8;
+    }
+
+    private static final class Segment extends SegmentPadding {
         private static final VarHandle LOCKED;
         /** Busy-wait this many times before yielding the CPU to a possibly preempted holder. */
         private static final int SPINS_BEFORE_YIELD = 64;
@@ -363,10 +391,16 @@ public final class AllocationTable {
         /** 1 while a thread holds the segment, else 0; see the class comment. */
         @SuppressWarnings("unused") // accessed through LOCKED
         private volatile int locked;
-        /** {@code capacity} slots of {@code [va, size, handle]}; size 0 marks an empty slot. */
+        /**
+         * {@code capacity} slots of {@code [va, size, handle]} between {@link #SLOTS_PAD} longs of
+         * padding at each end; size 0 marks an empty slot.
+         */
         @SuppressWarnings("NullAway.Init") // set by reset(), which the constructor calls
         private long[] slots;
-        /** The records' owners, slot by slot (null: none); null until the first owned record. */
+        /**
+         * The records' owners, slot by slot, between {@link #OWNERS_PAD} nulls at each end (null:
+         * none); null until the first owned record.
+         */
         private ReclaimTracker.@Nullable Entry @Nullable [] owners;
         private int capacity;
         private int count;
@@ -421,7 +455,7 @@ public final class AllocationTable {
                 }
                 int slot = freeSlotFor(va, hash);
                 if (owner != null) {
-                    ownersArray()[slot] = owner;
+                    ownersArray()[OWNERS_PAD + slot] = owner;
                 }
                 store(slot, va, size, handle);
                 count++;
@@ -444,8 +478,8 @@ public final class AllocationTable {
                 if (slot < 0) {
                     return null;
                 }
-                size = slots[slot * SLOT_LONGS + 1];
-                handle = slots[slot * SLOT_LONGS + 2];
+                size = slots[at(slot) + 1];
+                handle = slots[at(slot) + 2];
                 shiftBackInto(slot);
                 count--;
                 bytes -= size;
@@ -459,8 +493,8 @@ public final class AllocationTable {
         private int freeSlotFor(long va, long hash) {
             long[] s = slots;
             int slot = homeSlot(hash, capacity);
-            while (s[slot * SLOT_LONGS + 1] != 0) {
-                if (s[slot * SLOT_LONGS] == va) {
+            while (s[at(slot) + 1] != 0) {
+                if (s[at(slot)] == va) {
                     throw new IllegalArgumentException("va 0x" + Long.toHexString(va) + " is already present");
                 }
                 slot = next(slot);
@@ -472,8 +506,8 @@ public final class AllocationTable {
         private int slotOf(long va, long hash) {
             long[] s = slots;
             int slot = homeSlot(hash, capacity);
-            while (s[slot * SLOT_LONGS + 1] != 0) {
-                if (s[slot * SLOT_LONGS] == va) {
+            while (s[at(slot) + 1] != 0) {
+                if (s[at(slot)] == va) {
                     return slot;
                 }
                 slot = next(slot);
@@ -489,21 +523,21 @@ public final class AllocationTable {
             long[] s = slots;
             ReclaimTracker.@Nullable Entry[] o = owners;
             int slot = next(hole);
-            while (s[slot * SLOT_LONGS + 1] != 0) {
-                long va = s[slot * SLOT_LONGS];
+            while (s[at(slot) + 1] != 0) {
+                long va = s[at(slot)];
                 int home = homeSlot(hash(va), capacity);
                 if (distance(home, slot) >= distance(hole, slot)) {
-                    store(hole, va, s[slot * SLOT_LONGS + 1], s[slot * SLOT_LONGS + 2]);
+                    store(hole, va, s[at(slot) + 1], s[at(slot) + 2]);
                     if (o != null) {
-                        o[hole] = o[slot]; // the owner moves with its record
+                        o[OWNERS_PAD + hole] = o[OWNERS_PAD + slot]; // the owner moves with its record
                     }
                     hole = slot;
                 }
                 slot = next(slot);
             }
-            s[hole * SLOT_LONGS + 1] = 0;
+            s[at(hole) + 1] = 0;
             if (o != null) {
-                o[hole] = null;
+                o[OWNERS_PAD + hole] = null;
             }
         }
 
@@ -513,19 +547,19 @@ public final class AllocationTable {
             ReclaimTracker.@Nullable Entry[] oldOwners = owners;
             int oldCapacity = capacity;
             allocate(oldCapacity + (oldCapacity >> 1));
-            ReclaimTracker.@Nullable Entry[] newOwners = oldOwners == null ? null : new ReclaimTracker.Entry[capacity];
+            ReclaimTracker.@Nullable Entry[] newOwners = oldOwners == null ? null : newOwners(capacity);
             owners = newOwners;
             for (int i = 0; i < oldCapacity; i++) {
-                long size = old[i * SLOT_LONGS + 1];
+                long size = old[at(i) + 1];
                 if (size != 0) {
-                    long va = old[i * SLOT_LONGS];
+                    long va = old[at(i)];
                     int slot = homeSlot(hash(va), capacity);
-                    while (slots[slot * SLOT_LONGS + 1] != 0) {
+                    while (slots[at(slot) + 1] != 0) {
                         slot = next(slot);
                     }
-                    store(slot, va, size, old[i * SLOT_LONGS + 2]);
+                    store(slot, va, size, old[at(i) + 2]);
                     if (oldOwners != null && newOwners != null) {
-                        newOwners[slot] = oldOwners[i];
+                        newOwners[OWNERS_PAD + slot] = oldOwners[OWNERS_PAD + i];
                     }
                 }
             }
@@ -534,7 +568,7 @@ public final class AllocationTable {
         private ReclaimTracker.@Nullable Entry[] ownersArray() {
             ReclaimTracker.@Nullable Entry[] o = owners;
             if (o == null) {
-                o = new ReclaimTracker.Entry[capacity];
+                o = newOwners(capacity);
                 owners = o;
             }
             return o;
@@ -555,7 +589,7 @@ public final class AllocationTable {
         int copyRecordsTo(long[] records, int filled) {
             long[] s = slots;
             for (int i = 0; i < capacity; i++) {
-                int at = i * SLOT_LONGS;
+                int at = at(i);
                 if (s[at + 1] != 0) {
                     records[filled] = s[at];
                     records[filled + 1] = s[at + 1];
@@ -567,15 +601,25 @@ public final class AllocationTable {
         }
 
         private void allocate(int newCapacity) {
-            slots = new long[Math.multiplyExact(newCapacity, SLOT_LONGS)];
+            slots = new long[Math.addExact(Math.multiplyExact(newCapacity, SLOT_LONGS), 2 * SLOTS_PAD)];
             capacity = newCapacity;
             maxCount = (int) ((long) newCapacity * MAX_LOAD_PERCENT / 100);
         }
 
         private void store(int slot, long va, long size, long handle) {
-            slots[slot * SLOT_LONGS] = va;
-            slots[slot * SLOT_LONGS + 1] = size;
-            slots[slot * SLOT_LONGS + 2] = handle;
+            slots[at(slot)] = va;
+            slots[at(slot) + 1] = size;
+            slots[at(slot) + 2] = handle;
+        }
+
+        /** Where {@code slot}'s three longs begin in {@link #slots}, after the leading padding. */
+        private static int at(int slot) {
+            return SLOTS_PAD + slot * SLOT_LONGS;
+        }
+
+        /** An owners array for {@code capacity} slots, its padding included. */
+        private static ReclaimTracker.@Nullable Entry[] newOwners(int capacity) {
+            return new ReclaimTracker.Entry[capacity + 2 * OWNERS_PAD];
         }
 
         private int next(int slot) {

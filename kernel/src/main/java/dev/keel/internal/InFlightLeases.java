@@ -116,35 +116,49 @@ public final class InFlightLeases {
     }
 
     /**
-     * One thread's lease of one slot. {@code depth} is written only by its owner; {@code chunk}
-     * and {@code slot} only by the owner, while it holds no mark.
+     * What the owner writes on every call. {@code depth} is written only by the owner; {@code
+     * chunk}, {@code slot} and the room only by the owner, while it holds no mark (and the room by
+     * a thread that takes the slot over once the owner has ended).
      */
-    public static final class Lease extends LeasePadding {
+    abstract static class LeaseState extends LeasePadding {
+        /** Read as a volatile; written with release stores through {@link Lease#DEPTH}. */
+        volatile int depth;
+        /** The chunk of the slot it holds; -1 while it holds none. */
+        int chunk = -1;
+        int slot;
+        /** How often it was leased again after it was given back; only its owner uses it. */
+        int retakes;
+        /**
+         * Its thread's chunk of the arena's range, as offsets: the room {@code [roomStart,
+         * roomEnd)} (spec {@code ChunkBump}'s {@code cnext} and {@code cend}). The lease is the one
+         * object per thread and arena, so the chunk lives here.
+         */
+        long roomStart;
+        long roomEnd;
+
+        LeaseState(Thread owner) {
+            super(owner);
+        }
+    }
+
+    /**
+     * One thread's lease of one slot. Its padding after the state keeps the line that the owner
+     * writes on every call off whatever the heap puts next: a collection copies the leases of the
+     * first slots one after another, and the next lease's owner is read by its thread on every call.
+     */
+    @SuppressWarnings("unused") // q1 to q8: padding only
+    public static final class Lease extends LeaseState {
         private static final VarHandle DEPTH;
 
         static {
             try {
-                DEPTH = MethodHandles.lookup().findVarHandle(Lease.class, "depth", int.class);
+                DEPTH = MethodHandles.lookup().findVarHandle(LeaseState.class, "depth", int.class);
             } catch (ReflectiveOperationException e) {
                 throw new ExceptionInInitializerError(e);
             }
         }
 
-        /** Read as a volatile; written with release stores through DEPTH. */
-        private volatile int depth;
-        /** The chunk of the slot it holds; -1 while it holds none. */
-        private int chunk = -1;
-        private int slot;
-        /** How often it was leased again after it was given back; only its owner uses it. */
-        private int retakes;
-        /**
-         * Its thread's chunk of the arena's range, as offsets: the room {@code [roomStart,
-         * roomEnd)} (spec {@code ChunkBump}'s {@code cnext} and {@code cend}). The lease is the one
-         * object per thread and arena, so the chunk lives here; only the owner reads or writes it,
-         * and a thread that takes the slot over once the owner has ended.
-         */
-        private long roomStart;
-        private long roomEnd;
+        private long q1, q2, q3, q4, q5, q6, q7, q8;
 
         Lease(Thread owner) {
             super(owner);
