@@ -57,7 +57,7 @@ class KernelTestMutantTest {
         OWNER_LEFT_AT_ITS_OLD_SLOT("a record moved back by a removal leaves its owner behind (the buffer drops out of the live set)",
                 List.of("dev.keel.internal.AllocationTableTest#ownersStayWithTheirRecordsThroughGrowthAndShifts"),
                 new Patch("dev/keel/internal/AllocationTable.java",
-                        "o[hole] = o[slot]; // the owner moves with its record",
+                        "o[OWNERS_PAD + hole] = o[OWNERS_PAD + slot]; // the owner moves with its record",
                         "// MUTANT: the owner stays where the record was")),
         OWNED_SEGMENT_NOT_MARKED("a segment's first owner does not mark it, so scans of the live set skip it",
                 List.of("dev.keel.DeviceBufferTest#aBufferIsLiveWhileItsRecordIsAndAfterTheArenaDrainedIt"),

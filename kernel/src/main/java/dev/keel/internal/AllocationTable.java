@@ -363,7 +363,6 @@ public final class AllocationTable {
         }
     }
 
-    /** One open addressing table; every other field is guarded by {@code locked}. */
     /**
      * A cache line and more ahead of a segment's fields. A segment is allocated right after the
      * slot array of the one before it, and two threads of one arena write neighbouring segments
@@ -375,6 +374,7 @@ public final class AllocationTable {
         private long p1, p2, p3, p4, p5, p6, p7, p8;
     }
 
+    /** One open addressing table; every other field is guarded by {@code locked}. */
     private static final class Segment extends SegmentPadding {
         private static final VarHandle LOCKED;
         /** Busy-wait this many times before yielding the CPU to a possibly preempted holder. */
