@@ -26,7 +26,8 @@ import java.util.stream.Collectors;
  * harness between the threads, on fresh platform threads each time (as a runtime's workers are
  * started), so a result that depends on thread-local state warmed up by earlier iterations shows.
  *
- * <p>Each repetition of a configuration opens fresh arenas, starts its threads, releases them
+ * <p>Each repetition of a configuration opens fresh arenas, ages them into the old generation as
+ * an embedder's long-open arenas are (see {@link #run}), starts its threads, releases them
  * together, and takes the wall time from the first thread's start to the last one's end over all
  * pairs of all threads (the aggregate time per pair: a perfectly scaling pair takes half as long
  * on two threads as on one). Every thread makes the same number of pairs, calibrated per
@@ -43,7 +44,9 @@ import java.util.stream.Collectors;
  * thread at most {@value #TARGET_C}× the raw pair. Beside them, {@link HandleFloor} on one thread and
  * on two with own arenas: the raw pair plus what any handle freed by a cleaner costs on the JVM
  * (two objects, a store into a long-lived array and its clearing), so that (a) and (c) can be read
- * against what the JVM allows on the machine of the run.
+ * against what the JVM allows on the machine of the run, and on one thread the floor's parts
+ * (see {@link HandleFloor}): what constructing a {@code Reference} costs, what the store into the
+ * long-lived array costs, and a handle held in that array with no entry at all.
  *
  * <p>Usage: {@code DeviceBufferScaling <results file> [repetitions, default 5]}.
  */
@@ -59,6 +62,12 @@ public final class DeviceBufferScaling {
      */
     private static final double ACCEPT_SECONDS = 1.3;
     private static final double TARGET_SECONDS = 1.6;
+    /**
+     * Pairs made on each arena before a repetition, so that its table has all its arrays: a
+     * region is 64 granules and the table's 16 segments take the regions in turn, so 1,024 pairs
+     * reach every segment; four times that leaves a margin.
+     */
+    private static final long PRIMING_PAIRS = 4096;
     private static final ThreadMXBean THREAD_CPU = ManagementFactory.getThreadMXBean();
     /** Where every pair's address goes, so that no loop is optimised away. */
     private static volatile long sink;
@@ -69,7 +78,7 @@ public final class DeviceBufferScaling {
     enum Pair {
         RAW("raw") {
             @Override
-            long run(VmmArena arena, long pairs) {
+            long run(VmmArena arena, HandleFloor floor, long pairs) {
                 long seen = 0;
                 for (long i = 0; i < pairs; i++) {
                     long va = arena.malloc(NoOpBackend.GRANULARITY);
@@ -81,7 +90,7 @@ public final class DeviceBufferScaling {
         },
         BUFFER("buffer") {
             @Override
-            long run(VmmArena arena, long pairs) {
+            long run(VmmArena arena, HandleFloor floor, long pairs) {
                 long seen = 0;
                 for (long i = 0; i < pairs; i++) {
                     DeviceBuffer buffer = DeviceBuffer.allocate(arena, NoOpBackend.GRANULARITY);
@@ -93,11 +102,40 @@ public final class DeviceBufferScaling {
         },
         FLOOR("floor") {
             @Override
-            long run(VmmArena arena, long pairs) {
-                HandleFloor floor = new HandleFloor();
+            long run(VmmArena arena, HandleFloor floor, long pairs) {
                 long seen = 0;
                 for (long i = 0; i < pairs; i++) {
                     seen ^= floor.pair(arena);
+                }
+                return seen;
+            }
+        },
+        FLOOR_PLAIN_ENTRY("floor-plainentry") {
+            @Override
+            long run(VmmArena arena, HandleFloor floor, long pairs) {
+                long seen = 0;
+                for (long i = 0; i < pairs; i++) {
+                    seen ^= floor.pairWithPlainEntry(arena);
+                }
+                return seen;
+            }
+        },
+        FLOOR_NO_STORE("floor-nostore") {
+            @Override
+            long run(VmmArena arena, HandleFloor floor, long pairs) {
+                long seen = 0;
+                for (long i = 0; i < pairs; i++) {
+                    seen ^= floor.pairWithoutStore(arena);
+                }
+                return seen;
+            }
+        },
+        HELD_HANDLE("heldhandle") {
+            @Override
+            long run(VmmArena arena, HandleFloor floor, long pairs) {
+                long seen = 0;
+                for (long i = 0; i < pairs; i++) {
+                    seen ^= floor.pairHeldHandle(arena);
                 }
                 return seen;
             }
@@ -109,7 +147,7 @@ public final class DeviceBufferScaling {
             this.label = label;
         }
 
-        abstract long run(VmmArena arena, long pairs);
+        abstract long run(VmmArena arena, HandleFloor floor, long pairs);
     }
 
     enum Layout {
@@ -148,7 +186,9 @@ public final class DeviceBufferScaling {
             new Config(Pair.RAW, Layout.ONE), new Config(Pair.BUFFER, Layout.ONE),
             new Config(Pair.RAW, Layout.TWO_OWN), new Config(Pair.BUFFER, Layout.TWO_OWN),
             new Config(Pair.RAW, Layout.TWO_SHARED), new Config(Pair.BUFFER, Layout.TWO_SHARED),
-            new Config(Pair.FLOOR, Layout.ONE), new Config(Pair.FLOOR, Layout.TWO_OWN));
+            new Config(Pair.FLOOR, Layout.ONE), new Config(Pair.FLOOR, Layout.TWO_OWN),
+            new Config(Pair.FLOOR_PLAIN_ENTRY, Layout.ONE), new Config(Pair.FLOOR_NO_STORE, Layout.ONE),
+            new Config(Pair.HELD_HANDLE, Layout.ONE));
 
     public static void main(String[] args) throws IOException, InterruptedException {
         if (args.length < 1 || args.length > 2) {
@@ -195,7 +235,7 @@ public final class DeviceBufferScaling {
                 + " threads (aggregate); per thread = that x threads; CPU = the threads' CPU time over all pairs;"
                 + " running = the threads' CPU time over the wall time, how many ran at once on average (2 threads:"
                 + " under 2 when one finished first or the machine's other load kept one off a core)");
-        out.add(String.format(Locale.ROOT, "%-15s %7s %12s %10s %13s %14s %13s %8s %13s",
+        out.add(String.format(Locale.ROOT, "%-18s %7s %12s %10s %13s %14s %13s %8s %13s",
                 "configuration", "threads", "pairs/thread", "min ns", "median ns", "median/thread", "median CPU",
                 "running", "shortest rep"));
         Map<Config, double[]> wall = new IdentityHashMap<>();
@@ -215,7 +255,7 @@ public final class DeviceBufferScaling {
                                 .collect(Collectors.joining(", ")), MIN_SECONDS));
             }
             wall.put(config, ns);
-            out.add(String.format(Locale.ROOT, "%-15s %7d %12d %10.2f %13.2f %14.2f %13.2f %8.2f %11.2f s",
+            out.add(String.format(Locale.ROOT, "%-18s %7d %12d %10.2f %13.2f %14.2f %13.2f %8.2f %11.2f s",
                     config.name(), config.layout().threads, pairs, ns[0], median(ns), median(ns) * config.layout().threads,
                     median(cpu), median(running), shortest));
         }
@@ -249,6 +289,16 @@ public final class DeviceBufferScaling {
                         + " one-thread throughput [%.3fx]", median(floor1) / median(raw1), floor1[0] / raw1[0],
                 median(buffer1) / median(floor1), buffer1[0] / floor1[0], median(floor1) / median(floor2own),
                 floor1[0] / floor2own[0]));
+        double[] plainEntry1 = wall.get(CONFIGS.get(8));
+        double[] noStore1 = wall.get(CONFIGS.get(9));
+        double[] held1 = wall.get(CONFIGS.get(10));
+        out.add(String.format(Locale.ROOT, "the floor's parts, one thread, ns per pair from medians [from minimums]:"
+                        + " constructing a Reference %.1f [%.1f] (floor - floor-plainentry), the entry's store into the"
+                        + " long-lived array and its clearing %.1f [%.1f] (floor - floor-nostore); a handle held in that"
+                        + " array with no entry (heldhandle) %.3fx the raw pair [%.3fx]",
+                median(floor1) - median(plainEntry1), floor1[0] - plainEntry1[0],
+                median(floor1) - median(noStore1), floor1[0] - noStore1[0],
+                median(held1) / median(raw1), held1[0] / raw1[0]));
 
         out.add("# per round, in the order run: aggregate ns/pair, the repetition's wall time, threads running at once");
         out.addAll(rounds);
@@ -288,10 +338,24 @@ public final class DeviceBufferScaling {
                 : Math.max(pairs, (long) Math.ceil(pairs * TARGET_SECONDS * 1e9 / sample.wallNanos()));
     }
 
-    /** One repetition on fresh threads and fresh arenas; opening and closing the arenas is not timed. */
+    /**
+     * One repetition on fresh threads and fresh arenas, aged first: opening, aging and closing the
+     * arenas is not timed. An embedder's arena is opened long before its buffers, so its table's
+     * arrays, and the floor's, are in the old generation, where the store of a young entry pays
+     * the collector's full barrier; fresh arenas would keep them young for a repetition's first
+     * collections. So {@link #PRIMING_PAIRS} pairs on each arena, from this thread, give it every
+     * array the timed pairs use (one per segment of the table, the first time a region of that
+     * segment has a buffer), and a full collection moves them all into the old generation.
+     */
     static Sample run(Config config, long pairs) throws InterruptedException {
         int threads = config.layout().threads;
         VmmArena[] arenas = config.layout().open();
+        HandleFloor[] floors = new HandleFloor[threads];
+        for (int t = 0; t < threads; t++) {
+            floors[t] = new HandleFloor();
+            sink ^= config.pair().run(arenas[t], floors[t], PRIMING_PAIRS);
+        }
+        System.gc();
         long[] start = new long[threads];
         long[] end = new long[threads];
         long[] cpu = new long[threads];
@@ -307,7 +371,7 @@ public final class DeviceBufferScaling {
                     go.await();
                     long cpuStart = THREAD_CPU.getCurrentThreadCpuTime();
                     start[me] = System.nanoTime();
-                    long seen = config.pair().run(arenas[me], pairs);
+                    long seen = config.pair().run(arenas[me], floors[me], pairs);
                     end[me] = System.nanoTime();
                     cpu[me] = THREAD_CPU.getCurrentThreadCpuTime() - cpuStart;
                     sink ^= seen;
@@ -330,7 +394,7 @@ public final class DeviceBufferScaling {
     }
 
     private static String roundLine(int round, Config config, Sample sample, String remark) {
-        return String.format(Locale.ROOT, "round %d %-15s %8.2f ns/pair (%.2f s, running %.2f%s)", round + 1,
+        return String.format(Locale.ROOT, "round %d %-18s %8.2f ns/pair (%.2f s, running %.2f%s)", round + 1,
                 config.name(), perPair(config, sample, sample.wallNanos()), sample.wallNanos() / 1e9,
                 (double) sample.cpuNanos() / sample.wallNanos(), remark);
     }

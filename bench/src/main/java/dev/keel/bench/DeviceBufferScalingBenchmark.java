@@ -32,7 +32,8 @@ import org.openjdk.jmh.annotations.Threads;
  * 10 % of the raw pair's; (c) {@code bufferOneThread ≤ 1.5 × rawOneThread}. The {@code floor}
  * benchmarks run {@link HandleFloor}, the raw pair plus what any handle freed by a cleaner costs on
  * the JVM, on one thread and on two with own arenas: what (a) and (c) can reach on the machine of
- * the run.
+ * the run; {@code floorPlainEntry}, {@code floorWithoutStore} and {@code heldHandle} are the
+ * floor's parts, on one thread ({@link HandleFloor}).
  * {@link DeviceBufferScaling} measures the same in a plain loop on fresh threads, which has no
  * JMH harness between the threads. {@link CpuClock} adds each thread's CPU time, which on a shared
  * machine is the steadier figure for one thread and only a lower bound for two (see there).
@@ -55,7 +56,7 @@ public class DeviceBufferScalingBenchmark {
 
         @Setup
         public void open() {
-            arena = VmmArena.open(new NoOpBackend(), NoOpBackend.TOTAL_BYTES);
+            arena = aged(VmmArena.open(new NoOpBackend(), NoOpBackend.TOTAL_BYTES));
         }
 
         @TearDown
@@ -71,7 +72,7 @@ public class DeviceBufferScalingBenchmark {
 
         @Setup
         public void open() {
-            arena = VmmArena.open(new NoOpBackend(), NoOpBackend.TOTAL_BYTES);
+            arena = aged(VmmArena.open(new NoOpBackend(), NoOpBackend.TOTAL_BYTES));
         }
 
         @TearDown
@@ -119,6 +120,27 @@ public class DeviceBufferScalingBenchmark {
     }
 
     @Benchmark
+    @Threads(1)
+    public long floorPlainEntryOneThread(OwnArena own, CpuClock clock) {
+        clock.ops++;
+        return own.floor.pairWithPlainEntry(own.arena);
+    }
+
+    @Benchmark
+    @Threads(1)
+    public long floorWithoutStoreOneThread(OwnArena own, CpuClock clock) {
+        clock.ops++;
+        return own.floor.pairWithoutStore(own.arena);
+    }
+
+    @Benchmark
+    @Threads(1)
+    public long heldHandleOneThread(OwnArena own, CpuClock clock) {
+        clock.ops++;
+        return own.floor.pairHeldHandle(own.arena);
+    }
+
+    @Benchmark
     @Threads(2)
     public long rawTwoThreadsSharedArena(SharedArena shared, CpuClock clock) {
         return raw(shared.arena, clock);
@@ -128,6 +150,21 @@ public class DeviceBufferScalingBenchmark {
     @Threads(2)
     public long bufferTwoThreadsSharedArena(SharedArena shared, CpuClock clock) {
         return buffer(shared.arena, clock);
+    }
+
+    /**
+     * {@code arena} with every array its table gives buffers (4,096 buffers reach all 16 segments,
+     * a region being 64 granules), moved into the old generation by a full collection, as an
+     * embedder's long-open arena is (and the floor's array with it): otherwise the arrays stay
+     * young for the trial's first collections, and the store of a young entry into them skips the
+     * collector's barrier that a long-open arena pays ({@link DeviceBufferScaling} does the same).
+     */
+    private static VmmArena aged(VmmArena arena) {
+        for (int i = 0; i < 4096; i++) {
+            DeviceBuffer.allocate(arena, NoOpBackend.GRANULARITY).close();
+        }
+        System.gc();
+        return arena;
     }
 
     private static long raw(VmmArena arena, CpuClock clock) {

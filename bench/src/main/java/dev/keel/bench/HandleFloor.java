@@ -30,6 +30,16 @@ import java.lang.ref.ReferenceQueue;
  *
  * <p>One instance per thread, as each arena has its own table: the slots array is allocated
  * with it and becomes old with the first collection, as a table's owner arrays do.
+ *
+ * <p><b>Its parts.</b> Three variants each leave one thing out, so that a run shows what each
+ * costs on its machine and JDK: {@link #pairWithPlainEntry} makes the entry a plain object of the
+ * same size (the difference is what constructing a {@code Reference} costs: its constructor's
+ * volatile store of the queue, a full fence on x86); {@link #pairWithoutStore} keeps the entry out
+ * of the long-lived array (the difference is the collector's barrier on that store); and
+ * {@link #pairHeldHandle} has no entry at all, only the handle in the long-lived array: what the
+ * hot path of a design would cost that held an open handle strongly and made its phantom only
+ * for a handle still open at the next collection (docs/decisions.md, "What the floor is made
+ * of").
  */
 final class HandleFloor {
 
@@ -54,6 +64,31 @@ final class HandleFloor {
         }
     }
 
+    /**
+     * An object as large as {@link Entry} that is no {@code Reference}: the four reference fields
+     * stand for those a {@code Reference} has (referent, queue, next, discovered), all plain.
+     */
+    @SuppressWarnings("unused") // the fields are the entry's size, not its data
+    private static final class PlainEntry {
+        private final Object referent;
+        private Object queue;
+        private Object next;
+        private Object discovered;
+        private long first;
+        private long second;
+        private Object a;
+        private Object b;
+        private Object c;
+        private Object d;
+        private Object e;
+        private int f;
+
+        PlainEntry(Object handle) {
+            this.referent = handle;
+            this.queue = QUEUE;
+        }
+    }
+
     /** One pair with the floor's objects and stores; returns the address. */
     long pair(VmmArena arena) {
         Object[] handle = new Object[4];   // 32 bytes, as a DeviceBuffer
@@ -62,6 +97,40 @@ final class HandleFloor {
         long va = arena.malloc(NoOpBackend.GRANULARITY);
         int slot = (int) (va / NoOpBackend.GRANULARITY) & (SLOTS - 1);
         slots[slot] = entry;               // the live set's strong path: young object into an old array
+        arena.free(va);
+        slots[slot] = null;
+        return va;
+    }
+
+    /** As {@link #pair}, with an entry as large that is no {@code Reference}. */
+    long pairWithPlainEntry(VmmArena arena) {
+        Object[] handle = new Object[4];
+        PlainEntry entry = new PlainEntry(handle);
+        handle[0] = entry;
+        long va = arena.malloc(NoOpBackend.GRANULARITY);
+        int slot = (int) (va / NoOpBackend.GRANULARITY) & (SLOTS - 1);
+        slots[slot] = entry;
+        arena.free(va);
+        slots[slot] = null;
+        return va;
+    }
+
+    /** As {@link #pair}, without the store of the entry into the long-lived array and its clearing. */
+    long pairWithoutStore(VmmArena arena) {
+        Object[] handle = new Object[4];
+        Entry entry = new Entry(handle);
+        handle[0] = entry;
+        long va = arena.malloc(NoOpBackend.GRANULARITY);
+        arena.free(va);
+        return va;
+    }
+
+    /** The raw pair and the handle alone, held in the long-lived array while open: no entry. */
+    long pairHeldHandle(VmmArena arena) {
+        Object[] handle = new Object[4];
+        long va = arena.malloc(NoOpBackend.GRANULARITY);
+        int slot = (int) (va / NoOpBackend.GRANULARITY) & (SLOTS - 1);
+        slots[slot] = handle;
         arena.free(va);
         slots[slot] = null;
         return va;
