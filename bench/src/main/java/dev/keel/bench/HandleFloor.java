@@ -29,7 +29,8 @@ import java.lang.ref.ReferenceQueue;
  * tracker, the segment's bit, and the leak detector's level check.
  *
  * <p>One instance per thread, as each arena has its own table: the slots array is allocated
- * with it and becomes old with the first collection, as a table's owner arrays do.
+ * with it, and both benchmarks move it into the old generation with their arenas' arrays before
+ * timing, as a long-open arena's are (a young array's card lets G1's barrier skip its fence).
  *
  * <p><b>Its parts.</b> Three variants each leave one thing out, so that a run shows what each
  * costs on its machine and JDK: {@link #pairWithPlainEntry} makes the entry a plain object of the
@@ -39,7 +40,7 @@ import java.lang.ref.ReferenceQueue;
  * {@link #pairHeldHandle} has no entry at all, only the handle in the long-lived array: what the
  * hot path of a design would cost that held an open handle strongly and made its phantom only
  * for a handle still open at the next collection (docs/decisions.md, "What the floor is made
- * of").
+ * of, and the one design below it").
  */
 final class HandleFloor {
 
