@@ -75,6 +75,11 @@ public final class DeviceBufferScaling {
     private DeviceBufferScaling() {
     }
 
+    /**
+     * What a thread repeats. Each constant has its loop of its own, not one loop calling a
+     * function: a shared loop's call site would see every configuration and stop being inlined,
+     * and each configuration would pay a virtual call that JMH's benchmark methods do not.
+     */
     enum Pair {
         RAW("raw") {
             @Override

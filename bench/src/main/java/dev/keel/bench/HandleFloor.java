@@ -95,12 +95,7 @@ final class HandleFloor {
         Object[] handle = new Object[4];   // 32 bytes, as a DeviceBuffer
         Entry entry = new Entry(handle);   // 72 bytes, as its phantom entry; the handle is its referent
         handle[0] = entry;                 // the buffer's field that reaches its entry
-        long va = arena.malloc(NoOpBackend.GRANULARITY);
-        int slot = (int) (va / NoOpBackend.GRANULARITY) & (SLOTS - 1);
-        slots[slot] = entry;               // the live set's strong path: young object into an old array
-        arena.free(va);
-        slots[slot] = null;
-        return va;
+        return pairHolding(arena, entry);
     }
 
     /** As {@link #pair}, with an entry as large that is no {@code Reference}. */
@@ -108,12 +103,7 @@ final class HandleFloor {
         Object[] handle = new Object[4];
         PlainEntry entry = new PlainEntry(handle);
         handle[0] = entry;
-        long va = arena.malloc(NoOpBackend.GRANULARITY);
-        int slot = (int) (va / NoOpBackend.GRANULARITY) & (SLOTS - 1);
-        slots[slot] = entry;
-        arena.free(va);
-        slots[slot] = null;
-        return va;
+        return pairHolding(arena, entry);
     }
 
     /** As {@link #pair}, without the store of the entry into the long-lived array and its clearing. */
@@ -128,10 +118,18 @@ final class HandleFloor {
 
     /** The raw pair and the handle alone, held in the long-lived array while open: no entry. */
     long pairHeldHandle(VmmArena arena) {
-        Object[] handle = new Object[4];
+        return pairHolding(arena, new Object[4]);
+    }
+
+    /**
+     * The raw pair with {@code held} in a slot of the long-lived array while the allocation is
+     * open: the live set's strong path, a young object stored into an old array. Small enough
+     * that the compiler inlines it into each caller, so each keeps its own store.
+     */
+    private long pairHolding(VmmArena arena, Object held) {
         long va = arena.malloc(NoOpBackend.GRANULARITY);
         int slot = (int) (va / NoOpBackend.GRANULARITY) & (SLOTS - 1);
-        slots[slot] = handle;
+        slots[slot] = held;
         arena.free(va);
         slots[slot] = null;
         return va;
