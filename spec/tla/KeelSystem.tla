@@ -282,7 +282,13 @@ HostAcquire(t) ==
                    mutex, collector, waiters, late, opsLeft, at, grant,
                    attempts, hadHost, drained, cleanerPc, cleanerGrant, owed, stranded, queue, resv, robbed>>
 
-\* System.gc(): every garbage buffer's cleaning action is queued.
+\* System.gc(): every garbage buffer's cleaning action is queued.  Merged
+\* into it: the round's conversion of held buffers (ReclaimDevices' Convert),
+\* which the kernel does right after the collector's host acquisition.  The
+\* merge is sound: from that acquisition on it is too late to join this
+\* collection (collected is TRUE), so a buffer dropped between the conversion
+\* and the gc can be owed only to a late user, who waits for the next
+\* collection, which converts it.  ReclaimDevices checks the two steps apart.
 Collect(t) ==
     /\ pc[t] = "collect"
     /\ buf' = [g \in Made |-> IF buf[g] = "garbage" THEN "pending" ELSE buf[g]]

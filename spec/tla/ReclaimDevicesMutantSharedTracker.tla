@@ -8,19 +8,20 @@
 EXTENDS ReclaimDevices
 
 CollectSharedTracker(d) ==
-    /\ pc[d] = "idle"
+    /\ pc[d] = "collect"
     /\ buf' = Collected
+    /\ woken' = Woken
     /\ waitSet' = [waitSet EXCEPT ![d] = PendingAfterCollect]
     /\ reclaimed' = [reclaimed EXCEPT ![d] = 0]
     /\ pc' = [pc EXCEPT ![d] = "wait"]
-    /\ UNCHANGED <<frees, cleaning>>
+    /\ UNCHANGED <<frees, cleaning, owed>>
 
 MutantDeviceNext(d) ==
-    \/ \E i \in Slots : Drop(d, i) \/ CleanerStart(d, i)
-    \/ CollectSharedTracker(d) \/ AwaitCleaners(d) \/ Deadline(d)
-    \/ RoundEnd(d) \/ CleanerFree(d)
+    \/ \E i \in Slots : Allocate(d, i) \/ Drop(d, i) \/ CleanerStart(d, i)
+    \/ Convert(d) \/ CollectSharedTracker(d) \/ AwaitCleaners(d)
+    \/ Deadline(d) \/ RoundEnd(d) \/ CleanerConvert(d) \/ CleanerFree(d)
 
-MutantNext == \E d \in Devices : MutantDeviceNext(d)
+MutantNext == JvmCollect \/ \E d \in Devices : MutantDeviceNext(d)
 
 MutantSpec == Init /\ [][MutantNext]_vars
 =============================================================================

@@ -13,35 +13,55 @@ import org.jspecify.annotations.Nullable;
  * a {@link GcReclaimer} reclaims under memory pressure, as Python's cyclic collector frees
  * Torch-Spyre's unreachable tensors in its pressure callback.
  *
- * <p><b>Algorithm.</b> Each buffer is an entry of its device's {@link ReclaimTracker} (the
- * tracker of the arena's {@link VmmBackend#deviceAllocator()}, or the arena's own), which holds
- * the buffer as a phantom and queues it for that device's cleaner thread once a collection finds
- * it unreachable. The entry ({@link Cleaning}) holds the arena, never the buffer itself (an entry
- * that reached the buffer would keep it reachable for ever). The arena's malloc puts the entry
- * into its table with the record, as the record's owner: the owners of a device's tables are its
- * tracker's live set, and what keeps each entry reachable until its record is gone. Its cleaning
- * frees the address in the arena, then reports the free to the tracker, which is how
- * {@link GcReclaimer} learns how many frees its collection caused on its device and waits for
- * exactly those (spec {@code LockOrdering}: {@code Collect} makes garbage pending; the cleaner
- * thread performs {@code FinalizerLock} and {@code FinalizerFree} inside the arena's backend when
- * it runs on a {@link DeviceAllocator}; spec {@code ReclaimDevices}: a round waits for its own
- * device's cleanings only).
+ * <p><b>Algorithm.</b> A buffer is first <em>held</em>: the arena's malloc puts the buffer itself
+ * into its table with the record, as the record's owner, and nothing else is made (spec
+ * {@code ReclaimDevices}: {@code Allocate}). The table keeps a held buffer reachable, so no
+ * collection can find it garbage. Its device's {@link ReclaimTracker} (the tracker of the arena's
+ * {@link VmmBackend#deviceAllocator()}, or the arena's own) <em>converts</em> it: it replaces the
+ * buffer in the table by the buffer's entry ({@link Cleaning}), which holds the buffer as a
+ * phantom and queues it for the device's cleaner thread once a collection finds it unreachable
+ * ({@code Convert}). The tracker's cleaner thread converts after every collection, woken by a
+ * sentinel reference ({@code CleanerConvert}), and a {@link GcReclaimer} converts its device's
+ * buffers before its own collection, so a pressure round finds every buffer dropped before it
+ * began. A buffer closed before its first conversion never has a reference made for it. The entry
+ * holds the arena, never the buffer itself (an entry that reached the buffer would keep it
+ * reachable for ever). The owners of a device's tables are its tracker's live set, and the table
+ * is what keeps each entry reachable until its record is gone. Its cleaning frees the address in
+ * the arena, then reports the free to the tracker, which is how {@link GcReclaimer} learns how
+ * many frees its collection caused on its device and waits for exactly those (spec
+ * {@code LockOrdering}: {@code Collect} makes garbage pending; the cleaner thread performs
+ * {@code FinalizerLock} and {@code FinalizerFree} inside the arena's backend when it runs on a
+ * {@link DeviceAllocator}; spec {@code ReclaimDevices}: a round waits for its own device's
+ * cleanings only).
  *
- * <p><b>Cost.</b> Nothing here is shared between devices, and allocating and closing cost the
- * arena's malloc and free and two objects (the buffer and its entry), nothing more: the entry is
- * stored in the slot beside the record, in the critical section that the malloc takes anyway, and
- * the free's removal of the record takes it out again. Two threads on two devices do not meet at
- * all; two threads on one arena meet only in the arena.
+ * <p><b>Cost.</b> Nothing here is shared between devices, and allocating and closing a buffer
+ * that is closed before the next collection cost the arena's malloc and free and one object, the
+ * buffer: it is stored in the slot beside the record, in the critical section that the malloc
+ * takes anyway, and the free's removal of the record takes it out again. The phantom reference,
+ * whose constructor ends with a full fence on x86 (docs/decisions.md, "What the floor is made
+ * of"), is made only for a buffer still open at a collection, on the cleaner thread or the
+ * round's. Two threads on two devices do not meet at all; two threads on one arena meet only in
+ * the arena.
+ *
+ * <p><b>What holding costs.</b> A buffer dropped without {@link #close()} while still held (no
+ * collection since its allocation) is found one collection later than a converted one: the first
+ * collection after the drop wakes the cleaner, which converts it, and the next finds it, and
+ * reports it if it is a tracked leak. A pressure round misses only buffers allocated after its conversion
+ * and dropped before its collection; a thread under pressure then is too late to join the round
+ * anyway, and the next round converts them.
  *
  * <p><b>Invariants.</b> The allocation is freed at most once: by the one {@link #close()} whose
  * free takes the arena's record (the table removes a record once, and an address is never handed
- * out again), or by the cleaner. The two never meet: a closed buffer's entry left the table with
- * the record, so once the buffer is unreachable the entry is too, and no collection queues it;
- * the cleaner gets an entry only once its buffer is unreachable, when no close can come any more.
- * A buffer whose record the arena's close drained is freed by the close; its entry stays live
- * (an orphan of the tracker), so if the buffer becomes garbage its cleaning still runs: its free
- * waits until the close has ended and finds the memory freed, counting nothing, and a pressure
- * round that waited for it can count on the memory the close gave back. A cleaner's
+ * out again), or by the cleaner. The two never meet: a closed buffer's owner, held or converted,
+ * left the table with the record, so no conversion reaches it afterwards, and once the buffer is
+ * unreachable its entry is too, and no collection queues it; a conversion takes the segment lock
+ * that the free's removal takes, so it converts a buffer only while its record is present; the
+ * cleaner gets an entry only once its buffer is unreachable, when no close can come any more.
+ * A converted buffer whose record the arena's close drained is freed by the close; its entry
+ * stays live (an orphan of the tracker), so if the buffer becomes garbage its cleaning still runs:
+ * its free waits until the close has ended and finds the memory freed, counting nothing, and a
+ * pressure round that waited for it can count on the memory the close gave back. A held buffer
+ * that the close drained has no entry, and nothing is left to clean. A cleaner's
  * free is reported to the tracker after it is done, so a waiting collector never counts memory
  * that is not yet free.
  *
@@ -53,17 +73,29 @@ import org.jspecify.annotations.Nullable;
  * free it once the last Java reference is gone, even while a raw copy of {@link #va()} lives on.
  */
 public final class DeviceBuffer implements AutoCloseable {
-    private final long va;
+    // Written before the malloc puts this buffer into the table: a conversion, which may run as
+    // soon as the segment lock is released, reads them after taking that lock.
+    private final VmmArena arena;
     private final long size;
-    private final Cleaning cleaning;
+    private final LeakDetector.@Nullable AllocationSite site; // null: not tracked for leaks
+    private final long va;
 
     private DeviceBuffer(VmmArena arena, long size) {
+        this.arena = arena;
         this.size = size;
-        ReclaimTracker tracker = arena.reclaimTracker();
-        tracker.startCleaner(); // before the memory: a thread that cannot start leaves nothing to undo
-        Cleaning entry = new Cleaning(this, tracker, arena, LeakDetector.track(size));
-        this.va = arena.malloc(size, entry); // the entry joins the live set with the record
-        this.cleaning = entry;
+        this.site = LeakDetector.track(size);
+        arena.reclaimTracker().startCleaner(); // before the memory: a thread that cannot start leaves nothing to undo
+        this.va = arena.malloc(size, this); // ReclaimDevices: Allocate (held: the table holds this buffer)
+    }
+
+    /**
+     * This buffer's cleaning entry, for its tracker's conversion ({@code ReclaimDevices}:
+     * {@code Convert}), which calls it under the record's segment lock.
+     */
+    static ReclaimTracker.Entry cleaningOf(Object held) {
+        DeviceBuffer buffer = (DeviceBuffer) held;
+        VmmArena arena = buffer.arena;
+        return new Cleaning(buffer, arena.reclaimTracker(), arena, buffer.site);
     }
 
     /**
@@ -92,7 +124,7 @@ public final class DeviceBuffer implements AutoCloseable {
     @Override
     public void close() {
         try {
-            cleaning.arena.free(va); // the record's removal takes the entry out of the live set
+            arena.free(va); // the record's removal takes this buffer, or its entry, out of the live set
         } finally {
             // Reachable until the free is done: the cleaner never gets a buffer whose close is running.
             Reference.reachabilityFence(this);

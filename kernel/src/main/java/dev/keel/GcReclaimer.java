@@ -312,6 +312,10 @@ public final class GcReclaimer implements MemoryPressureCallback {
             }
             try {
                 // Collect: the gc, then what it left pending for the cleaners (or they freed already).
+                // Its device's held buffers get their phantoms first, or the gc could not find
+                // any of them garbage. Too late to join by now: a buffer dropped after this step
+                // is owed only to a late joiner, whose collection converts it.
+                tracker.convertHeld(); // ReclaimDevices: Convert
                 ReclaimTracker.Garbage mark = tracker.mark();
                 canary = new WeakReference<>(new Object());
                 collector.run(); // LockOrdering: Collect // Trace: Collect

@@ -320,7 +320,7 @@ public final class VmmArena implements AutoCloseable {
         DeviceAllocator device = backend.deviceAllocator();
         this.ownTracker = device == null;
         this.reclaimTracker = device != null ? device.reclaimTracker()
-                : new ReclaimTracker("arena-" + ARENAS_OPENED.incrementAndGet());
+                : new ReclaimTracker("arena-" + ARENAS_OPENED.incrementAndGet(), DeviceBuffer::cleaningOf);
         this.leases = new InFlightLeases(); // Trace open: ArenaOpen total=totalBytes granularity=granularity slots=InFlightLeases.firstChunkSlots() // Trace alias: leases
     }
 
@@ -460,15 +460,16 @@ public final class VmmArena implements AutoCloseable {
     }
 
     /**
-     * {@link #malloc(long)} for a {@link DeviceBuffer}: {@code owner}, the buffer's cleaning
-     * entry, goes into the table with the record, which makes it part of its tracker's live set
-     * (the table joins the tracker with the first such malloc).
+     * {@link #malloc(long)} for a {@link DeviceBuffer}: {@code owner}, the buffer itself, goes into
+     * the table with the record, held until its tracker converts it into its cleaning entry, which
+     * makes it part of its tracker's live set (the table joins the tracker with the first such
+     * malloc).
      */
-    long malloc(long size, ReclaimTracker.Entry owner) {
+    long malloc(long size, Object owner) {
         return malloc(size, granularity, owner);
     }
 
-    private long malloc(long size, long alignment, ReclaimTracker.@Nullable Entry owner) {
+    private long malloc(long size, long alignment, @Nullable Object owner) {
         try {
             checkAlignment(alignment);
             long aligned = alignedSize(size);                  // CasBump: Request
@@ -495,7 +496,7 @@ public final class VmmArena implements AutoCloseable {
         return roundUp(size, granularity, "size");
     }
 
-    private long mallocInFlight(long size, long aligned, ReclaimTracker.@Nullable Entry owner) {
+    private long mallocInFlight(long size, long aligned, @Nullable Object owner) {
         boolean open = stateOf(next.get()) == OPEN;            // InFlightLeases: MallocCheckOpen // InFlightDrain: MallocRefused // Trace: MallocCheckOpen open=open size=aligned
         if (!open) {
             throw closedException();
@@ -665,7 +666,7 @@ public final class VmmArena implements AutoCloseable {
      * seen yet: this path is not in the spec, where the table never fails.
      */
     private void insert(InFlightLeases.Lease lease, long va, long offset, long aligned, long handle,
-                        ReclaimTracker.@Nullable Entry owner) {
+                        @Nullable Object owner) {
         try {
             if (owner != null && !tableAttached) {
                 attachTable();

@@ -44,10 +44,12 @@ class DeviceBufferTest {
     }
 
     /**
-     * The live set is the owners of the arena's table: a buffer joins it with its record and
-     * leaves it when its close takes the record; a raw malloc of the same arena is no buffer and
-     * not in it. A buffer whose record the arena's close drained stays live (an orphan) until it
-     * is cleaned, whatever its own close does afterwards.
+     * The live set is the owners of the arena's table: a buffer joins it with its record, held,
+     * and leaves it when its close takes the record, converted or not; a raw malloc of the same
+     * arena is no buffer and not in it. A buffer closed while held is never converted. A
+     * converted buffer whose record the arena's close drained stays live (an orphan) until it is
+     * cleaned, whatever its own close does afterwards; a held one has no entry to clean, and
+     * leaves the live set with its record.
      */
     @Test
     void aBufferIsLiveWhileItsRecordIsAndAfterTheArenaDrainedIt() {
@@ -62,11 +64,35 @@ class DeviceBufferTest {
         first.close();
         first.close();
         assertEquals(1, tracker.liveCount(), "a close takes its own buffer out, and a second close nothing more");
+        assertEquals(1, tracker.convertHeld(), "the open buffer is converted, the closed one is not");
+        assertEquals(0, tracker.convertHeld(), "a converted buffer is not converted again");
+        DeviceBuffer third = DeviceBuffer.allocate(arena, G);
+        assertEquals(2, tracker.liveCount(), "a converted buffer and a held one");
         arena.close();
-        assertEquals(1, tracker.liveCount(), "the drained buffer stays live until it is cleaned");
+        assertEquals(1, tracker.liveCount(), "the drained converted buffer stays live until it is cleaned");
         second.close();
+        third.close();
         assertEquals(1, tracker.liveCount(), "a close that found no record takes nothing out");
-        assertEquals(3, backend.deallocations.get(), "each record freed exactly once");
+        assertEquals(4, backend.deallocations.get(), "each record freed exactly once");
+    }
+
+    /**
+     * A pressure round converts its device's held buffers before its collection: buffers dropped
+     * while held, which no collection could find, are reclaimed by the one round the default
+     * policy runs, and the allocation that ran into the full device succeeds. Kernel mutant: a
+     * round that collects without converting finds none of them, and the retry fails (unless a
+     * collection of the JVM's own came in between, and the cleaner freed them first).
+     */
+    @Test
+    void aRoundReclaimsBuffersDroppedWhileHeld() {
+        GcReclaimer reclaimer = new GcReclaimer(HostLock.newLock(), Duration.ofSeconds(10));
+        DeviceAllocator device = DeviceAllocator.builder(4 * G).name("held-dev").pressureCallback(reclaimer).build();
+        try (VmmArena arena = VmmArena.open(new AllocatorBackend(device, G, 25), 1024 * G)) {
+            allocateAndDrop(arena, 4);
+            assertEquals(0, device.freeBytes(), "the device is full");
+            DeviceBuffer.allocate(arena, 2 * G).close();
+            assertTrue(reclaimer.collections() >= 1, "the allocation ran a pressure round");
+        }
     }
 
     /**
@@ -133,8 +159,13 @@ class DeviceBufferTest {
         assertEquals(1, backend.deallocations.get());
     }
 
+    /**
+     * A buffer dropped while held is freed by its device's cleaner with no pressure round: the
+     * cleaner converts after each collection, and a later collection finds the buffer. Kernel
+     * mutant: a cleaner that never converts leaves the buffers on the device for ever.
+     */
     @Test
-    void anUnreachableBufferIsFreedByTheCleaner() throws Exception {
+    void aBufferDroppedWhileHeldIsCleanedWithoutARound() throws Exception {
         RecordingBackend backend = new RecordingBackend(G);
         try (VmmArena arena = VmmArena.open(backend, 64 * G)) {
             allocateAndDrop(arena, 3);

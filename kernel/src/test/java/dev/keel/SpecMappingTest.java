@@ -52,7 +52,7 @@ class SpecMappingTest {
             "InFlightLeases", Set.of("Lease", "Mark", "MarkVisible", "Unmark", "Exit", "Scanning",
                     "GuardStep", "OpStep", "CloserProgress", "CloserStep", "Next", "KernelOwn"),
             "LockOrdering", Set.of("CallerEnter", "CallerExit", "ThreadNext", "AllocStep", "Next"),
-            "ReclaimDevices", Set.of("Drop", "DeviceNext", "Next", "RoundStep", "CleanerStep"));
+            "ReclaimDevices", Set.of("Drop", "JvmCollect", "DeviceNext", "Next", "RoundStep", "CleanerStep"));
 
     /** One {@code // Spec: Action[, Action]} comment; a line may carry several, one per spec. */
     private static final Pattern COMMENT =

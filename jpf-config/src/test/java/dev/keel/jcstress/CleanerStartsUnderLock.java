@@ -14,7 +14,8 @@ import org.openjdk.jcstress.infra.results.II_Result;
 /**
  * A device's cleaner cleaning a garbage buffer, racing a pressure round's scan of the same
  * tracker, with the kernel's accesses. The buffer's entry is the owner of its record in the
- * arena's table. The cleaner marks the entry started under the tracker's lock
+ * arena's table (a conversion put it there: a held buffer is never garbage, and
+ * {@link ConvertUnderLock} races the conversion with a close). The cleaner marks the entry started under the tracker's lock
  * ({@code ReclaimTracker.startCleaning}), its free takes the record (and the entry with it) out
  * of the table under the table's segment lock, a test-and-set lock as in {@code AllocationTable},
  * and it then counts the entry finished under the tracker's lock ({@code ReclaimTracker.finished}).

@@ -24,6 +24,7 @@ enum Driver {
     CLOSING_FREE("ClosingFreeDriver", 100),
     HOST_CLOSE("HostCloseDriver", 100),
     CLEANING("CleaningDriver", 100),
+    CONVERSION("ConversionDriver", 100),
     HAND_OFF("HandOffDriver", 100),
     LATE_JOIN("LateJoinDriver", 100),
     ARENA_LINEARIZABILITY("ArenaLinearizability", 1000);

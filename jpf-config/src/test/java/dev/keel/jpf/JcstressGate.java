@@ -24,9 +24,9 @@ import java.util.regex.Pattern;
 public final class JcstressGate {
 
     static final List<String> STRONG = List.of("MarkBeforeBump", "MarkBeforeRoomGrant", "MarkBeforeFreeCheck", "BumpCas",
-            "CleanerStartsUnderLock");
+            "CleanerStartsUnderLock", "ConvertUnderLock");
     static final List<String> WEAK = List.of("MarkBeforeBumpCheckedEarly", "MarkBeforeFreeCheckUnlocked", "BumpReadThenWrite",
-            "CleanerStartsUnmarked");
+            "CleanerStartsUnmarked", "ConvertUnchecked");
 
     private static final Pattern TEST = Pattern.compile("\\[(\\w+)]\\s+dev\\.keel\\.jcstress\\.(\\w+)");
     private static final Pattern ROW = Pattern.compile(

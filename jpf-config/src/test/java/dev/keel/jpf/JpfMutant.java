@@ -6,19 +6,18 @@ import java.util.List;
  * The kernel variants {@link JpfGate} runs under Java PathFinder, each with the driver that must
  * catch it and the property JPF must report. The {@link KernelMutant}s of the Lincheck gate, built
  * from the same patches and on the same drivers (a Lincheck hang that is a deadlock is JPF's
- * deadlock: every thread blocked), but for two: the linearizability test's (Lincheck's own kind
- * of test), and (8), whose hang is a livelock: the inner close parks with a timeout and looks
- * again, JPF lets a timed park return, finds the state it left and ends that branch, and no
- * property JPF checks (safety, deadlock) is broken by a thread that loops forever; Lincheck's loop
- * bound reports it. Then seven of JPF's own. (11) on {@code ActiveArenaDriver} and (2) on
- * {@code DrainFreeDriver}, drivers without a mutant in the Lincheck gate: Lincheck's 100
- * invocations missed both, JPF's exhaustive search does not. (g), an access of the allocator's
- * table without its lock, which the {@code GuardedCollections} property must stop: the check
- * behind the configuration's exclusion of JDK collections from scheduling. (s), (t) and (h), the
- * same for the allocation table's segments and their lock and array ({@code GuardedSegments}) and
- * for the kernel's fields under a {@code java.util.concurrent} lock ({@code GuardedFields}). The
- * last: a shared
- * field that loses its {@code volatile}, which no check of a driver and no sequentially
+ * deadlock: every thread blocked), but for two: the linearizability test's (Lincheck's own kind of
+ * test), and (8), whose hang is a livelock: the inner close parks with a timeout and looks again,
+ * JPF lets a timed park return, finds the state it left and ends that branch, and no property JPF
+ * checks (safety, deadlock) is broken by a thread that loops forever; Lincheck's loop bound reports
+ * it. Then eight of JPF's own. (11) on {@code ActiveArenaDriver}, (2) on {@code DrainFreeDriver}
+ * and (c) on {@code ConversionDriver}, drivers without a mutant in the Lincheck gate: Lincheck's
+ * 100 invocations missed them, JPF's exhaustive search does not. (g), an access of the allocator's
+ * table without its lock, which the {@code GuardedCollections} property must stop: the check behind
+ * the configuration's exclusion of JDK collections from scheduling. (s), (t) and (h), the same for
+ * the allocation table's segments and their lock and array ({@code GuardedSegments}) and for the
+ * kernel's fields under a {@code java.util.concurrent} lock ({@code GuardedFields}). The last: a
+ * shared field that loses its {@code volatile}, which no check of a driver and no sequentially
  * consistent model checker can tell from the kernel, but which is a data race the race detector
  * must report.
  */
@@ -52,6 +51,19 @@ enum JpfMutant {
             List.of(new Patch("dev/keel/ActiveArena.java",
                     "arena.free(va);",
                     "ACTIVE.get().free(va); // MUTANT: the call reads the active arena again, not the one it checked\n"))),
+
+    // JPF's own too: the conversion of held buffers (issue 28) racing a close. The entry is made
+    // between an unlock and a lock of the segment, so a close or the other conversion can run in
+    // between; the write-back then leaves an entry in the slot of b1's removed record, or converts
+    // a buffer twice, counting it out of the held owners each time. Lincheck's 100 invocations of
+    // ConversionDriver passed it (1,000 caught it, in 55 s on two shared cores).
+    CONVERSION_UNCHECKED("(c) a conversion makes each entry outside the segment lock and writes it back without"
+            + " looking at the owner again", Driver.CONVERSION, Expect.CHECK_FAILS,
+            List.of(new Patch("dev/keel/internal/AllocationTable.java",
+                    "ReclaimTracker.Entry entry = convert.apply(owner);",
+                    "unlock(); // MUTANT: the entry made outside the segment lock\n"
+                            + "                    ReclaimTracker.Entry entry = convert.apply(owner);\n"
+                            + "                    lock(); // MUTANT: and written back without looking at the owner again\n"))),
 
     // The check behind keel-jpf.properties' never_break_fields for JDK collections: an access of the
     // allocator's table without its lock must stop JPF (GuardedCollections), or the exclusion would

@@ -6,8 +6,8 @@ import java.util.List;
  * Kernel variants with one bug each, made at test time from the real kernel sources (see
  * {@link MutantKernel}), each with the driver that must catch it. The first seven are issue 4's
  * list; (8) to (10) give the remaining drivers a bug of their own, so that every driver but
- * {@code ActiveArenaDriver} is shown able to fail (that one is, under JPF: {@link JpfMutant}'s
- * (11)); (12) and (13) are the kernel before it fixed what spec {@code KeelSystem} found (its
+ * {@code ActiveArenaDriver} and {@code ConversionDriver} is shown able to fail (those are, under
+ * JPF: {@link JpfMutant}'s (11) and (c)); (12) and (13) are the kernel before it fixed what spec {@code KeelSystem} found (its
  * mutants {@code ClosingFreeNoop} and {@code HostCloseHolds}); (14) is the cleaning path's across
  * devices (spec {@code ReclaimDevices}' mutant {@code SharedTracker}; (15), a cleaner that counted
  * its entry out of the live set outside the tracker's lock, was caught by Lincheck in too few runs

@@ -10,6 +10,7 @@ import java.util.Objects;
 import java.util.RandomAccess;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import java.util.function.ToLongFunction;
 
 import org.jspecify.annotations.Nullable;
@@ -34,13 +35,18 @@ import org.jspecify.annotations.Nullable;
  * bound: a segment never shrinks (only {@link #clear} gives its array back), so a table that
  * held 1,000,000 records and was freed down to 10 still holds the arrays of the million
  * (docs/performance.md). There is no per-record object, and nothing for the garbage collector
- * to trace, with one exception: a record may have an <em>owner</em>, the {@link ReclaimTracker.Entry}
- * of the {@code DeviceBuffer} that holds it. A segment keeps owners in an array beside its slots,
+ * to trace, with one exception: a record may have an <em>owner</em>, the {@code DeviceBuffer}
+ * that holds it. The owner is first the buffer itself, <em>held</em>: the table keeps it reachable,
+ * and no collection can find it garbage. {@link #convertHeld} replaces a held owner by the
+ * buffer's {@link ReclaimTracker.Entry}, a phantom reference to it, which lets the next collection
+ * find it (spec {@code ReclaimDevices}: {@code Convert}); its tracker converts after every
+ * collection and before a pressure round's. A buffer closed before then never has a reference
+ * made for it. A segment keeps owners in an array beside its slots,
  * made when its first owned record arrives, so an arena that never had a buffer pays nothing for
- * them. The owners of a table are its tracker's live set: an owner is put and removed with its
+ * them, and counts its held owners, so a conversion skips the segments that have none. The owners of a table are its tracker's live set: an owner is put and removed with its
  * record, in the same critical section, so registering a buffer and taking it out of the set on
  * its close cost no instruction beyond the record's own (docs/decisions.md, "The live set"). A
- * scan of the owners ({@link #forEachOwner}) visits only the segments that have had one: each
+ * scan of the owners ({@link #forEachOwner}, {@link #convertHeld}) visits only the segments that have had one: each
  * segment's bit in {@code ownedSegments} is set, once, before its first owner goes in.
  *
  * <p><b>Hashing.</b> Arena addresses are {@code base + k * granularity}: an arithmetic
@@ -173,14 +179,16 @@ public final class AllocationTable {
      * it stays in the table exactly as long as the record, and learns where its record is before
      * the record is visible to anyone.
      */
-    public void put(long va, long size, long handle, ReclaimTracker.@Nullable Entry owner) {
+    public void put(long va, long size, long handle, @Nullable Object owner) {
         if (size == 0) {
             throw new IllegalArgumentException("size must not be 0 (va 0x" + Long.toHexString(va) + ")");
         }
         long hash = hash(va);
         int index = segmentOf(va, hash);
         if (owner != null) {
-            owner.recordIn(this, va, size); // published by the segment lock's release
+            if (owner instanceof ReclaimTracker.Entry) {
+                ((ReclaimTracker.Entry) owner).recordIn(this, va, size); // published by the segment lock's release
+            }
             int bit = 1 << index;
             if ((ownedSegments & bit) == 0) {
                 markOwned(bit); // once per segment, before its first owner
@@ -236,6 +244,28 @@ public final class AllocationTable {
      * seen unless removed first.
      */
     public void forEachOwner(Consumer<ReclaimTracker.Entry> action) {
+        forEachOwnedSegment(segment -> segment.forEachOwner(action));
+    }
+
+    /**
+     * Replaces every held owner by the entry {@code convert} makes of it, each segment under its
+     * lock, and returns how many it replaced. An owner held when this call reaches its segment is
+     * converted, one removed before that is not (its record is gone, and the owner with it), and
+     * one put afterwards stays held. Only segments that hold one are scanned, each until its last
+     * held owner is found: the cost grows with the held owners' segments, not with the table.
+     */
+    public int convertHeld(Function<Object, ReclaimTracker.Entry> convert) {
+        int[] converted = {0};
+        forEachOwnedSegment(segment -> converted[0] += segment.convertHeld(this, convert));
+        return converted[0];
+    }
+
+    /** The held owners: those not converted yet (counted by each segment under its lock). */
+    public long heldCount() {
+        return sumLocked(segment -> segment.held);
+    }
+
+    private void forEachOwnedSegment(Consumer<Segment> action) {
         int owned = ownedSegments;
         for (int i = 0; i < SEGMENT_COUNT; i++) {
             if ((owned & (1 << i)) == 0) {
@@ -244,7 +274,7 @@ public final class AllocationTable {
             Segment segment = segments[i];
             segment.lock();
             try {
-                segment.forEachOwner(action);
+                action.accept(segment);
             } finally {
                 segment.unlock();
             }
@@ -401,7 +431,9 @@ public final class AllocationTable {
          * The records' owners, slot by slot, between {@link #OWNERS_PAD} nulls at each end (null:
          * none); null until the first owned record.
          */
-        private ReclaimTracker.@Nullable Entry @Nullable [] owners;
+        private @Nullable Object @Nullable [] owners;
+        /** Owners that are not entries: held until a conversion ({@link AllocationTable#convertHeld}). */
+        private int held;
         private int capacity;
         private int count;
         /** The sum of the records' sizes. */
@@ -443,11 +475,12 @@ public final class AllocationTable {
         void reset() {
             allocate(INITIAL_CAPACITY);
             owners = null;
+            held = 0;
             count = 0;
             bytes = 0;
         }
 
-        void put(long va, long size, long handle, long hash, ReclaimTracker.@Nullable Entry owner) {
+        void put(long va, long size, long handle, long hash, @Nullable Object owner) {
             lock();
             try {
                 if (count == maxCount) {
@@ -456,6 +489,9 @@ public final class AllocationTable {
                 int slot = freeSlotFor(va, hash);
                 if (owner != null) {
                     ownersArray()[OWNERS_PAD + slot] = owner;
+                    if (!(owner instanceof ReclaimTracker.Entry)) {
+                        held++;
+                    }
                 }
                 store(slot, va, size, handle);
                 count++;
@@ -521,7 +557,13 @@ public final class AllocationTable {
          */
         private void shiftBackInto(int hole) {
             long[] s = slots;
-            ReclaimTracker.@Nullable Entry[] o = owners;
+            @Nullable Object[] o = owners;
+            if (o != null) {
+                Object leaving = o[OWNERS_PAD + hole];
+                if (leaving != null && !(leaving instanceof ReclaimTracker.Entry)) {
+                    held--;
+                }
+            }
             int slot = next(hole);
             while (s[at(slot) + 1] != 0) {
                 long va = s[at(slot)];
@@ -544,10 +586,10 @@ public final class AllocationTable {
         /** Grows by half and reinserts every record (none can be present twice). */
         private void grow() {
             long[] old = slots;
-            ReclaimTracker.@Nullable Entry[] oldOwners = owners;
+            @Nullable Object[] oldOwners = owners;
             int oldCapacity = capacity;
             allocate(oldCapacity + (oldCapacity >> 1));
-            ReclaimTracker.@Nullable Entry[] newOwners = oldOwners == null ? null : newOwners(capacity);
+            @Nullable Object[] newOwners = oldOwners == null ? null : newOwners(capacity);
             owners = newOwners;
             for (int i = 0; i < oldCapacity; i++) {
                 long size = old[at(i) + 1];
@@ -565,8 +607,8 @@ public final class AllocationTable {
             }
         }
 
-        private ReclaimTracker.@Nullable Entry[] ownersArray() {
-            ReclaimTracker.@Nullable Entry[] o = owners;
+        private @Nullable Object[] ownersArray() {
+            @Nullable Object[] o = owners;
             if (o == null) {
                 o = newOwners(capacity);
                 owners = o;
@@ -575,14 +617,31 @@ public final class AllocationTable {
         }
 
         void forEachOwner(Consumer<ReclaimTracker.Entry> action) {
-            ReclaimTracker.@Nullable Entry[] o = owners;
+            @Nullable Object[] o = owners;
             if (o != null) {
-                for (ReclaimTracker.@Nullable Entry owner : o) {
-                    if (owner != null) {
-                        action.accept(owner);
+                for (Object owner : o) {
+                    if (owner instanceof ReclaimTracker.Entry) {
+                        action.accept((ReclaimTracker.Entry) owner);
                     }
                 }
             }
+        }
+
+        /** Converts this segment's held owners (under its lock); returns how many. */
+        int convertHeld(AllocationTable table, Function<Object, ReclaimTracker.Entry> convert) {
+            @Nullable Object[] o = owners;
+            int converted = 0;
+            for (int slot = 0; held > 0 && o != null && slot < capacity; slot++) {
+                Object owner = o[OWNERS_PAD + slot];
+                if (owner != null && !(owner instanceof ReclaimTracker.Entry)) {
+                    ReclaimTracker.Entry entry = convert.apply(owner);
+                    entry.recordIn(table, slots[at(slot)], slots[at(slot) + 1]);
+                    o[OWNERS_PAD + slot] = entry; // ReclaimDevices: Convert (of this owner)
+                    held--;
+                    converted++;
+                }
+            }
+            return converted;
         }
 
         /** Appends this segment's records to {@code records} from index {@code filled}. */
@@ -618,8 +677,8 @@ public final class AllocationTable {
         }
 
         /** An owners array for {@code capacity} slots, its padding included. */
-        private static ReclaimTracker.@Nullable Entry[] newOwners(int capacity) {
-            return new ReclaimTracker.Entry[capacity + 2 * OWNERS_PAD];
+        private static @Nullable Object[] newOwners(int capacity) {
+            return new Object[capacity + 2 * OWNERS_PAD];
         }
 
         private int next(int slot) {

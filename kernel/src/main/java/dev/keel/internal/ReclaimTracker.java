@@ -10,26 +10,36 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Function;
 
 import org.jspecify.annotations.Nullable;
 
 /**
  * One device's cleaning of garbage buffers, and what lets a garbage-collecting pressure callback
- * wait for exactly the cleanings its collection made due on that device. Every device buffer is
- * an {@link Entry} here: a phantom reference to its owner that knows how to free the owner's
- * memory, and reports here when it has. Each device has its own tracker, so nothing here is
- * shared between devices: not the lock, not the queue, not the cleaner thread that a device
- * whose frees are slow keeps busy.
+ * wait for exactly the cleanings its collection made due on that device. A device buffer is first
+ * <em>held</em> by its arena's table, and then, once converted, an {@link Entry} here: a phantom
+ * reference to the buffer that knows how to free its memory, and reports here when it has. Each
+ * device has its own tracker, so nothing here is shared between devices: not the lock, not the
+ * queue, not the cleaner thread that a device whose frees are slow keeps busy.
  *
  * <p><b>The live set</b> is the owners of the allocation tables attached here: an arena's table
- * joins its device's tracker with the arena's first buffer ({@link #attach}), and a buffer's entry
- * is put into the table with its record, in the critical section that inserts the record, and
- * leaves it with the record: by the buffer's close or by its cleaning's free. So registering a
- * buffer and closing it cost no instruction of their own, and the table keeps every entry
- * strongly reachable until its record is gone, which a phantom reference needs to be queued at
- * all. A buffer closed explicitly is then unreachable with its owner, and no collection queues
- * it. The arena's close, which drains its table, keeps the owners of the drained records in the
- * live set as orphans ({@link #orphanOwners}) until they finish. Orphans and started cleanings
+ * joins its device's tracker with the arena's first buffer ({@link #attach}), and a buffer is put
+ * into the table with its record, in the critical section that inserts the record, and leaves it
+ * with the record: by the buffer's close or by its cleaning's free. So registering a buffer and
+ * closing it cost no instruction of their own, and the table keeps every owner strongly reachable
+ * until its record is gone, which a phantom reference needs to be queued at all.
+ *
+ * <p><b>Conversion</b> ({@code Convert}, {@code CleanerConvert}). A held buffer has no phantom
+ * reference, so no collection can find it garbage. {@link #convertHeld} replaces each held owner
+ * of the attached tables by the entry the tracker's converter makes of it, under the owner's
+ * segment lock, so a buffer is converted only while its record is present, and once. The cleaner
+ * thread converts whenever its sentinel, a weak reference to an object nobody holds, comes out
+ * of its queue: after every collection. A pressure round converts before its own collection. So
+ * a buffer closed between two collections costs no reference at all, and a dropped one is found
+ * at most one collection late. A buffer closed explicitly is unreachable with its entry, if it
+ * has one, and no collection queues it. The arena's close, which drains its table, keeps the
+ * entries of the drained records in the live set as orphans ({@link #orphanOwners}) until they
+ * finish; a held buffer it drains has nothing to clean. Orphans and started cleanings
  * are linked through the entries into one list under the lock. Entries registered without an
  * arena ({@link #register(Object, long)}, for tests and trace scenarios) get a record in a table
  * of the tracker's own, under keys of no meaning.
@@ -80,7 +90,7 @@ public final class ReclaimTracker {
     private final String cleanerName;
     private final ReferenceQueue<Object> queue = new ReferenceQueue<>();
     /** The tables whose owners are the live set; the cleaner thread holds them too. */
-    private final LiveTables live = new LiveTables();
+    private final LiveTables live;
     private final AtomicBoolean cleanerRunning = new AtomicBoolean();
     private final AtomicBoolean cleanerStopped = new AtomicBoolean();
     private volatile @Nullable Thread cleaner;
@@ -100,9 +110,20 @@ public final class ReclaimTracker {
     private long cleanerFreedCount;
     private long cleanerFreedBytes;
 
-    /** A tracker whose cleaner thread is named after {@code device}. */
-    public ReclaimTracker(String device) {
+    /**
+     * A tracker whose cleaner thread is named after {@code device}, and whose tables' held owners
+     * {@code convert} turns into their entries (constructed for this tracker).
+     */
+    public ReclaimTracker(String device, Function<Object, Entry> convert) {
         this.cleanerName = "keel-cleaner-" + device;
+        this.live = new LiveTables(convert);
+    }
+
+    /** A tracker whose tables hold entries only: a held owner cannot be converted. */
+    public ReclaimTracker(String device) {
+        this(device, held -> {
+            throw new IllegalStateException("this tracker converts no held owner: " + held);
+        });
     }
 
     /** A tracker for tests, whose entries their callers finish themselves. */
@@ -337,13 +358,19 @@ public final class ReclaimTracker {
 
     private static void runCleaner(ReferenceQueue<Object> queue, LiveTables tables, AtomicBoolean stopped,
                                    WeakReference<ReclaimTracker> tracker) {
-        // This thread holds the tables, and so every entry in them, so that a collection queues
-        // them however little else reaches them (the user may have dropped arena and allocator).
-        // Each entry reaches the tracker, so the tracker is cleared only once no entry is live.
+        // This thread holds the tables, and so every entry and held owner in them, so that a
+        // collection queues them however little else reaches them (the user may have dropped arena
+        // and allocator). Each entry and held owner reaches the tracker, so the tracker is cleared
+        // only once none is live. The sentinel's referent is garbage from the start, so every
+        // collection that finds it queues the sentinel: the signal to convert what is held now.
+        Reference<?> sentinel = new WeakReference<>(new Object(), queue);
         while (!stopped.get() && !tracker.refersTo(null)) {
             try {
                 Reference<?> due = queue.remove(IDLE_MILLIS);
-                if (due != null) {
+                if (due == sentinel) {
+                    sentinel = new WeakReference<>(new Object(), queue); // before: a collection during the conversion wakes it again
+                    tables.convertHeld(); // ReclaimDevices: CleanerConvert
+                } else if (due != null) {
                     ((Entry) due).clean();
                 }
             } catch (InterruptedException e) {
@@ -355,7 +382,19 @@ public final class ReclaimTracker {
         Reference.reachabilityFence(tables);
     }
 
-    /** The number of registered entries not yet finished (a scan of every attached table). */
+    /**
+     * Converts the held owners of every attached table into their entries, so that the next
+     * collection can find them garbage ({@code ReclaimDevices}: {@code Convert}); returns how many.
+     * A pressure round calls it before its collection; the cleaner thread after every collection.
+     */
+    public int convertHeld() {
+        return live.convertHeld();
+    }
+
+    /**
+     * The number of registered entries not yet finished and held owners (a scan of every
+     * attached table).
+     */
     public int liveCount() {
         lock.lock();
         try {
@@ -369,6 +408,7 @@ public final class ReclaimTracker {
                         n[0]++;
                     }
                 });
+                n[0] += (int) table.heldCount();
             }
             return n[0];
         } finally {
@@ -566,7 +606,21 @@ public final class ReclaimTracker {
      * holding the tracker.
      */
     private static final class LiveTables {
-        AllocationTable[] all = new AllocationTable[0];
+        private final Function<Object, Entry> convert;
+        /** Read without the lock by the cleaner thread's conversion. */
+        volatile AllocationTable[] all = new AllocationTable[0];
+
+        LiveTables(Function<Object, Entry> convert) {
+            this.convert = convert;
+        }
+
+        int convertHeld() {
+            int converted = 0;
+            for (AllocationTable table : all) {
+                converted += table.convertHeld(convert);
+            }
+            return converted;
+        }
 
         void add(AllocationTable table) {
             for (AllocationTable t : all) {

@@ -196,31 +196,33 @@ class AllocationTableTest {
     }
 
     /**
-     * Owners move with their records: random puts (some owned) and removes against a map from
-     * address to owner, through growth and backward shifts; after each batch, the owners the
-     * table hands out are exactly those of the records present, each record's own.
+     * Owners move with their records: random puts (some owned by an entry, some by a held object,
+     * some by none) and removes against a map from address to owner, through growth and backward
+     * shifts, with a conversion of the held owners now and then; after each batch, the entries the
+     * table hands out are exactly those of the records present, each record's own, and it counts
+     * exactly the held owners present. A conversion replaces exactly those, each by the entry made
+     * of it, recorded at its own address (catches a held count that a shift or a removal gets
+     * wrong, and a conversion that misses a segment or stops early).
      */
     @Test
-    void ownersStayWithTheirRecordsThroughGrowthAndShifts() {
+    void ownersStayWithTheirRecordsThroughGrowthAndShiftsAndConversions() {
         AllocationTable table = new AllocationTable();
         ReclaimTracker tracker = new ReclaimTracker();
-        Map<Long, ReclaimTracker.Entry> model = new HashMap<>();
+        Map<Long, Object> model = new HashMap<>(); // va -> its entry, or its held owner
         List<Object> owners = new ArrayList<>();
         List<Long> live = new ArrayList<>();
         Random random = new Random(7);
         long nextVa = BASE;
+        int conversions = 0;
         for (int step = 0; step < 50_000; step++) {
             boolean growing = (step / 5_000) % 2 == 0;
             if (live.isEmpty() || random.nextInt(100) < (growing ? 70 : 30)) {
-                ReclaimTracker.Entry owner = null;
-                if (random.nextBoolean()) {
+                Object owner = null;
+                int kind = random.nextInt(3);
+                if (kind > 0) {
                     Object buffer = new Object();
                     owners.add(buffer);
-                    owner = new ReclaimTracker.Entry(buffer, tracker) {
-                        @Override
-                        protected void free() {
-                        }
-                    };
+                    owner = kind == 1 ? entryOf(buffer, tracker) : buffer;
                     model.put(nextVa, owner);
                 }
                 table.put(nextVa, GRANULE, 0L, owner);
@@ -235,12 +237,36 @@ class AllocationTableTest {
                 model.remove(va);
             }
             if (step % 1_000 == 0) {
-                Map<Long, ReclaimTracker.Entry> seen = new HashMap<>();
+                long held = model.values().stream().filter(o -> !(o instanceof ReclaimTracker.Entry)).count();
+                assertEquals(held, table.heldCount(), "held owners at step " + step);
+                if (random.nextBoolean()) {
+                    Map<Object, ReclaimTracker.Entry> made = new HashMap<>();
+                    int converted = table.convertHeld(o -> {
+                        ReclaimTracker.Entry entry = entryOf(o, tracker);
+                        assertNull(made.put(o, entry), "a held owner converted twice");
+                        return entry;
+                    });
+                    assertEquals(held, converted, "converted at step " + step);
+                    assertEquals(0L, table.heldCount());
+                    model.replaceAll((va, o) -> o instanceof ReclaimTracker.Entry ? o : made.get(o));
+                    conversions++;
+                }
+                Map<Long, Object> seen = new HashMap<>();
                 table.forEachOwner(owner -> assertNull(seen.put(owner.va(), owner), "an owner seen twice"));
-                assertEquals(model, seen, "step " + step);
+                Map<Long, Object> entries = new HashMap<>(model);
+                entries.values().removeIf(o -> !(o instanceof ReclaimTracker.Entry));
+                assertEquals(entries, seen, "step " + step);
             }
         }
-        assertTrue(owners.size() > 1_000, "the test made owners");
+        assertTrue(owners.size() > 1_000 && conversions > 10, "the test made owners and converted them");
+    }
+
+    private static ReclaimTracker.Entry entryOf(Object owner, ReclaimTracker tracker) {
+        return new ReclaimTracker.Entry(owner, tracker) {
+            @Override
+            protected void free() {
+            }
+        };
     }
 
     @Test
