@@ -284,11 +284,13 @@ HostAcquire(t) ==
 
 \* System.gc(): every garbage buffer's cleaning action is queued.  Merged
 \* into it: the round's conversion of held buffers (ReclaimDevices' Convert),
-\* which the kernel does right after the collector's host acquisition.  The
-\* merge is sound: from that acquisition on it is too late to join this
-\* collection (collected is TRUE), so a buffer dropped between the conversion
-\* and the gc can be owed only to a late user, who waits for the next
-\* collection, which converts it.  ReclaimDevices checks the two steps apart.
+\* which the kernel does right before its gc.  The merge is no reduction:
+\* a buffer allocated after the conversion and dropped before the gc is not
+\* found by the kernel's round, as it is here.  It keeps OomOnlyAfterReclaim:
+\* it is too late to join this collection by then (collected is TRUE), so
+\* such a buffer is owed only to a late user, whose collection converts it.
+\* ReclaimDevices has the two steps apart; the traced kernel records them
+\* as one step (Collect), so trace validation does not see the difference.
 Collect(t) ==
     /\ pc[t] = "collect"
     /\ buf' = [g \in Made |-> IF buf[g] = "garbage" THEN "pending" ELSE buf[g]]

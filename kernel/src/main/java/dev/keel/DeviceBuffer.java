@@ -57,11 +57,11 @@ import org.jspecify.annotations.Nullable;
  * unreachable its entry is too, and no collection queues it; a conversion takes the segment lock
  * that the free's removal takes, so it converts a buffer only while its record is present; the
  * cleaner gets an entry only once its buffer is unreachable, when no close can come any more.
- * A converted buffer whose record the arena's close drained is freed by the close; its entry
- * stays live (an orphan of the tracker), so if the buffer becomes garbage its cleaning still runs:
- * its free waits until the close has ended and finds the memory freed, counting nothing, and a
- * pressure round that waited for it can count on the memory the close gave back. A held buffer
- * that the close drained has no entry, and nothing is left to clean. A cleaner's
+ * A buffer whose record the arena's close drained is freed by the close, which converts it first
+ * if it is held; its entry stays live (an orphan of the tracker), so if the buffer becomes garbage
+ * its cleaning still runs: its free waits until the close has ended and finds the memory freed,
+ * counting nothing, and a pressure round that waited for it can count on the memory the close
+ * gave back. A cleaner's
  * free is reported to the tracker after it is done, so a waiting collector never counts memory
  * that is not yet free.
  *

@@ -312,13 +312,9 @@ public final class GcReclaimer implements MemoryPressureCallback {
             }
             try {
                 // Collect: the gc, then what it left pending for the cleaners (or they freed already).
-                // Its device's held buffers get their phantoms first, or the gc could not find
-                // any of them garbage. Too late to join by now: a buffer dropped after this step
-                // is owed only to a late joiner, whose collection converts it.
-                tracker.convertHeld(); // ReclaimDevices: Convert
                 ReclaimTracker.Garbage mark = tracker.mark();
                 canary = new WeakReference<>(new Object());
-                collector.run(); // LockOrdering: Collect // Trace: Collect
+                convertAndCollect(tracker); // LockOrdering: Collect // Trace: Collect
                 garbage = tracker.garbage(mark); // ReclaimDevices: Collect (its wait set: this device's due cleanings)
                 boolean complete = awaitCleaners(tracker, garbage); // Trace after: AwaitFinalizers complete=complete
                 outcome = Thread.currentThread().isInterrupted() ? "interrupted" : complete ? "complete" : "deadline";
@@ -333,6 +329,19 @@ public final class GcReclaimer implements MemoryPressureCallback {
             commit(event, tracker, requestedBytes, garbage, joined, outcome);
         }
         return description;
+    }
+
+    /**
+     * The gc, after its device's held buffers have got their phantoms: without them it could not
+     * find any of them garbage. It is too late to join this collection by now, so a buffer
+     * allocated after the conversion and dropped before the gc, which the gc cannot find, is owed
+     * only to a late joiner, whose collection converts it (spec {@code ReclaimDevices} has the two
+     * steps apart; {@code KeelSystem}'s {@code Collect}, and the traced kernel's recorded step,
+     * have them as one).
+     */
+    private void convertAndCollect(ReclaimTracker tracker) {
+        tracker.convertHeld(); // ReclaimDevices: Convert
+        collector.run();
     }
 
     /**

@@ -37,9 +37,9 @@ import org.jspecify.annotations.Nullable;
  * of its queue: after every collection. A pressure round converts before its own collection. So
  * a buffer closed between two collections costs no reference at all, and a dropped one is found
  * at most one collection late. A buffer closed explicitly is unreachable with its entry, if it
- * has one, and no collection queues it. The arena's close, which drains its table, keeps the
- * entries of the drained records in the live set as orphans ({@link #orphanOwners}) until they
- * finish; a held buffer it drains has nothing to clean. Orphans and started cleanings
+ * has one, and no collection queues it. The arena's close, which drains its table, converts its
+ * held buffers and keeps the entries of the drained records in the live set as orphans
+ * ({@link #orphanOwners}) until they finish. Orphans and started cleanings
  * are linked through the entries into one list under the lock. Entries registered without an
  * arena ({@link #register(Object, long)}, for tests and trace scenarios) get a record in a table
  * of the tracker's own, under keys of no meaning.
@@ -211,11 +211,15 @@ public final class ReclaimTracker {
      * them after it has ended the arena, so a buffer among them that is garbage still gets a
      * cleaning, and a pressure round waits for it; its free waits until the close has ended (spec
      * {@code KeelSystem}: {@code CleanerAwaitClose}), which is what lets the round count on that
-     * memory. Call it while the table can change no more (the arena refuses frees and mallocs).
+     * memory. Held owners are converted first: a held buffer that is garbage could not be found
+     * otherwise, and the round that counts on the close's memory would not wait for it (spec
+     * {@code KeelSystem} keeps every drained buffer live until it is cleaned). Call it while the
+     * table can change no more (the arena refuses frees and mallocs).
      */
     public void orphanOwners(AllocationTable table) {
         lock.lock();
         try {
+            table.convertHeld(live.convert);
             table.forEachOwner(e -> {
                 if (e.outcome == PENDING) { // one that has started is linked already
                     link(e);
