@@ -37,10 +37,11 @@ import java.lang.ref.ReferenceQueue;
  * same size (the difference is what constructing a {@code Reference} costs: its constructor's
  * volatile store of the queue, a full fence on x86); {@link #pairWithoutStore} keeps the entry out
  * of the long-lived array (the difference is the collector's barrier on that store); and
- * {@link #pairHeldHandle} has no entry at all, only the handle in the long-lived array: what the
- * hot path of a design would cost that held an open handle strongly and made its phantom only
- * for a handle still open at the next collection (docs/decisions.md, "What the floor is made
- * of, and the one design below it").
+ * {@link #pairHeldHandle} has no entry at all, only the handle in the long-lived array: the hot
+ * path of a design that holds an open handle strongly and makes its phantom only for a handle
+ * still open at the next collection, which is what {@code DeviceBuffer} does since its table holds
+ * open buffers (docs/decisions.md, "Held buffers"). So {@code heldhandle}, not the floor, is the
+ * least a buffer closed before the next collection can cost.
  */
 final class HandleFloor {
 
