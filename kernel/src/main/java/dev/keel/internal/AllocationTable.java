@@ -41,12 +41,13 @@ import org.jspecify.annotations.Nullable;
  * buffer's {@link ReclaimTracker.Entry}, a phantom reference to it, which lets the next collection
  * find it (spec {@code ReclaimDevices}: {@code Convert}); its tracker converts after every
  * collection and before a pressure round's. A buffer closed before then never has a reference
- * made for it. A segment keeps owners in an array beside its slots,
- * made when its first owned record arrives, so an arena that never had a buffer pays nothing for
- * them, and counts its held owners, so a conversion skips the segments that have none. The owners of a table are its tracker's live set: an owner is put and removed with its
- * record, in the same critical section, so registering a buffer and taking it out of the set on
- * its close cost no instruction beyond the record's own (docs/decisions.md, "The live set"). A
- * scan of the owners ({@link #forEachOwner}, {@link #convertHeld}) visits only the segments that have had one: each
+ * made for it. A segment keeps owners in an array beside its slots, made when its first owned
+ * record arrives, so an arena that never had a buffer pays nothing for them, and counts its held
+ * owners, so a conversion skips the segments that have none. The owners of a table are its
+ * tracker's live set: an owner is put and removed with its record, in the same critical section,
+ * so registering a buffer and taking it out of the set on its close cost no instruction beyond
+ * the record's own (docs/decisions.md, "The live set"). A scan of the owners
+ * ({@link #forEachOwner}, {@link #convertHeld}) visits only the segments that have had one: each
  * segment's bit in {@code ownedSegments} is set, once, before its first owner goes in.
  *
  * <p><b>Hashing.</b> Arena addresses are {@code base + k * granularity}: an arithmetic
@@ -176,8 +177,8 @@ public final class AllocationTable {
 
     /**
      * As {@link #put(long, long, long)}, with {@code owner} (when not null) as the record's owner:
-     * it stays in the table exactly as long as the record, and learns where its record is before
-     * the record is visible to anyone.
+     * it stays in the table exactly as long as the record. An entry learns where its record is
+     * before the record is visible to anyone; any other owner is held until a conversion.
      */
     public void put(long va, long size, long handle, @Nullable Object owner) {
         if (size == 0) {
