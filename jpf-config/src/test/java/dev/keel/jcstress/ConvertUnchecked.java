@@ -4,7 +4,6 @@ import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
 import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE_INTERESTING;
 import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 
-import java.util.concurrent.atomic.AtomicInteger;
 import org.openjdk.jcstress.annotations.Actor;
 import org.openjdk.jcstress.annotations.Arbiter;
 import org.openjdk.jcstress.annotations.JCStressTest;
@@ -24,40 +23,21 @@ import org.openjdk.jcstress.infra.results.II_Result;
 @Outcome(id = "2, -1", expect = ACCEPTABLE_INTERESTING, desc = "an entry written for a removed record, counted out twice")
 @Outcome(expect = FORBIDDEN, desc = "anything else")
 @State
-public class ConvertUnchecked {
-
-    private final AtomicInteger segmentLock = new AtomicInteger();
-    private int owner = ConvertUnderLock.HELD; // guarded by segmentLock
-    private int held = 1;                      // guarded by segmentLock
-
-    private void lockSegment() {
-        while (!segmentLock.compareAndSet(0, 1)) {
-            Thread.onSpinWait();
-        }
-    }
-
-    private void unlockSegment() {
-        segmentLock.setRelease(0);
-    }
+public class ConvertUnchecked extends HeldSlot {
 
     @Actor
     public void close() {
-        lockSegment();
-        if (owner == ConvertUnderLock.HELD) {
-            held--;
-        }
-        owner = ConvertUnderLock.EMPTY;
-        unlockSegment();
+        removeRecord();
     }
 
     @Actor
     public void convert() {
         lockSegment();
-        boolean found = owner == ConvertUnderLock.HELD;
+        boolean found = owner == HELD;
         unlockSegment();
         if (found) {
             lockSegment(); // the entry made in between; the slot not looked at again
-            owner = ConvertUnderLock.ENTRY;
+            owner = ENTRY;
             held--;
             unlockSegment();
         }
@@ -65,7 +45,6 @@ public class ConvertUnchecked {
 
     @Arbiter
     public void after(II_Result r) {
-        r.r1 = owner;
-        r.r2 = held;
+        result(r);
     }
 }

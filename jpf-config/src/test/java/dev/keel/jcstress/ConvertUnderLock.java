@@ -3,7 +3,6 @@ package dev.keel.jcstress;
 import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
 import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 
-import java.util.concurrent.atomic.AtomicInteger;
 import org.openjdk.jcstress.annotations.Actor;
 import org.openjdk.jcstress.annotations.Arbiter;
 import org.openjdk.jcstress.annotations.JCStressTest;
@@ -25,41 +24,17 @@ import org.openjdk.jcstress.infra.results.II_Result;
  * belong to a record that is gone (the live set would keep a freed buffer, and a later collection
  * would clean it); a count of -1 would stop later conversions before the held owners that remain.
  * {@link ConvertUnchecked} writes the entry in a second critical section and shows both.
- *
- * <p>r1: the slot at the end (0: empty, 1: the held buffer, 2: an entry); r2: the held count.
+ * Results as {@link HeldSlot#result}.
  */
 @JCStressTest
 @Outcome(id = "0, 0", expect = ACCEPTABLE, desc = "the record and its owner gone, converted or not")
 @Outcome(expect = FORBIDDEN, desc = "an owner left for a removed record, or the held count wrong")
 @State
-public class ConvertUnderLock {
-
-    static final int EMPTY = 0;
-    static final int HELD = 1;
-    static final int ENTRY = 2;
-
-    private final AtomicInteger segmentLock = new AtomicInteger();
-    private int owner = HELD; // guarded by segmentLock
-    private int held = 1;     // guarded by segmentLock
-
-    private void lockSegment() {
-        while (!segmentLock.compareAndSet(0, 1)) {
-            Thread.onSpinWait();
-        }
-    }
-
-    private void unlockSegment() {
-        segmentLock.setRelease(0);
-    }
+public class ConvertUnderLock extends HeldSlot {
 
     @Actor
     public void close() {
-        lockSegment();
-        if (owner == HELD) {   // the free's remove: the record and its owner
-            held--;
-        }
-        owner = EMPTY;
-        unlockSegment();
+        removeRecord();
     }
 
     @Actor
@@ -74,7 +49,6 @@ public class ConvertUnderLock {
 
     @Arbiter
     public void after(II_Result r) {
-        r.r1 = owner;
-        r.r2 = held;
+        result(r);
     }
 }
