@@ -3,9 +3,19 @@
 (* The whole of Keel as a user composes it: several VmmArenas whose        *)
 (* backend allocates from one capacity-limited DeviceAllocator, whose      *)
 (* pressure callback is a GcReclaimer with a host lock; DeviceBuffers that *)
-(* are reachable, garbage, pending (collected, cleaner queued) or being    *)
-(* cleaned; one Cleaner thread whose action frees the buffer's address in  *)
-(* its arena; and close() of an arena racing with all of it.               *)
+(* are held, reachable, garbage, pending (collected, cleaner queued) or    *)
+(* being cleaned; one Cleaner thread whose action frees the buffer's       *)
+(* address in its arena; and close() of an arena racing with all of it.    *)
+(*                                                                         *)
+(* Held buffers (ReclaimDevices' design, here across arenas).  A new       *)
+(* buffer is held: its arena's table keeps it strongly, and no collection  *)
+(* can find it garbage, dropped or not, until it is converted into its     *)
+(* phantom entry.  Three conversions turn every held buffer of the tables  *)
+(* into a reachable or garbage one: a round's, after its host acquisition  *)
+(* and before its gc (Convert, a step of its own, so a buffer can be       *)
+(* allocated and dropped between the two); the Cleaner's, after any JVM    *)
+(* collection, so at any time it is idle (CleanerConvert); and the close's *)
+(* of its arena's, in the step that drains the table (CloseCommit).        *)
 (*                                                                         *)
 (* The close refuses mallocs first (CLOSING) and frees only once no malloc *)
 (* of its arena is in flight (SEALED), so a buffer cleaned while the close *)
@@ -30,7 +40,8 @@
 (* another thread acts between them (TraceKeelSystem checks those runs).  *)
 (*                                                                         *)
 (* A reader should check: TypeOK; OwnedOnce, ReleasedAtMostOnce,           *)
-(* DeviceMatchesGrants, UsedMatchesGrants (memory); NoCircularWait and     *)
+(* DeviceMatchesGrants, UsedMatchesGrants (memory); HeldInTable (every     *)
+(* held buffer is where a conversion finds it); NoCircularWait and         *)
 (* TLC's deadlock check; OomOnlyAfterReclaim (the out-of-memory           *)
 (* guarantee, across arenas) and StrandedOnlyWhileClosing;                 *)
 (* AllocationReturns and CloseReturns under Fairness.                      *)
@@ -69,7 +80,8 @@ VARIABLES
     unitOf,    \* per grant ever made: its unit
     arenaOf,   \* per grant: the arena that asked for it
     releases,  \* per grant: DeviceAllocator.free calls for it
-    buf,       \* per grant: its DeviceBuffer, "none" before MallocInsert
+    buf,       \* per grant: its DeviceBuffer, "none" before MallocInsert;
+               \* "held" or "dropped" (by its user) until converted
     mutex,     \* the allocator lock's holder, or NoOne
     host,      \* the host lock's holder, or NoOne
     collector, \* the thread running the collection, or NoOne
@@ -112,13 +124,19 @@ HandOff(u) == resv' = IF Wanting = <<>> THEN resv
                       ELSE [resv EXCEPT ![Head(Wanting)] = {u}]
 Robs(t, s) == Queued(s) /\ resv[s] = {} /\ s # t /\ ~(Queued(t) /\ Pos(t) < Pos(s))
 \* Garbage whose memory is still on the device (a close may have freed it
-\* before its buffer was collected).
-Reclaimable == {g \in Made : buf[g] \in {"garbage", "pending"} /\ releases[g] = 0}
+\* before its buffer was collected), converted or not.
+Reclaimable == {g \in Made : buf[g] \in {"dropped", "garbage", "pending"} /\ releases[g] = 0}
+\* A conversion: a held buffer gets its phantom entry, and so becomes
+\* reachable, or garbage if its user has dropped it already.
+Converted(b) == CASE b = "held" -> "reachable" [] b = "dropped" -> "garbage" [] OTHER -> b
+\* The held buffers a conversion of the tables finds (all, by HeldInTable).
+Unconverted == {g \in Made : buf[g] \in {"held", "dropped"} /\ g \in table[arenaOf[g]]}
+ConvertTables == buf' = [g \in Made |-> IF g \in Unconverted THEN Converted(buf[g]) ELSE buf[g]]
 Releasing(g) == [releases EXCEPT ![g] = @ + 1]
 \* A device free takes the grant out of every owed set.
 Settle(g) == owed' = [t \in Users |-> owed[t] \ {g}]
 
-UserPcs == {"idle", "lock", "try", "join", "hostacq", "collect", "await",
+UserPcs == {"idle", "lock", "try", "join", "hostacq", "convert", "collect", "await",
             "finish", "wait", "rehost", "relock", "insert", "use"}
 \* A user inside a call of its arena: past the guard, not yet left.
 InCall(t) == pc[t] \notin {"idle", "use"}
@@ -241,12 +259,13 @@ OutOfMemory(t) ==
 \* a waiter holding the host lock gives it up (HostRelease).  A thread that
 \* comes after the collection took the host lock waits for the next one
 \* (LockOrdering's late joiners).  A collector that holds the host lock
-\* needs no acquisition: its collection is too late to join at once.
+\* needs no acquisition: its collection is too late to join at once, and
+\* it converts next.
 ReclaimJoin(t) ==
     /\ pc[t] = "join"
     /\ IF collector = NoOne
          THEN /\ collector' = t /\ collected' = hadHost[t]
-              /\ Goto(t, IF hadHost[t] THEN "collect" ELSE "hostacq")
+              /\ Goto(t, IF hadHost[t] THEN "convert" ELSE "hostacq")
               /\ UNCHANGED <<waiters, late, host>>
          ELSE /\ IF collected
                    THEN late' = late \cup {t} /\ UNCHANGED waiters
@@ -276,21 +295,27 @@ ReclaimTakeOver(t) ==
 HostAcquire(t) ==
     /\ pc[t] \in {"hostacq", "rehost"} /\ host = NoOne
     /\ host' = t
-    /\ Goto(t, IF pc[t] = "hostacq" THEN "collect" ELSE "relock")
+    /\ Goto(t, IF pc[t] = "hostacq" THEN "convert" ELSE "relock")
     /\ collected' = (collected \/ pc[t] = "hostacq")
     /\ UNCHANGED <<state, inFlight, table, dev, unitOf, arenaOf, releases, buf,
                    mutex, collector, waiters, late, opsLeft, at, grant,
                    attempts, hadHost, drained, cleanerPc, cleanerGrant, owed, stranded, queue, resv, robbed>>
 
-\* System.gc(): every garbage buffer's cleaning action is queued.  Merged
-\* into it: the round's conversion of held buffers (ReclaimDevices' Convert),
-\* which the kernel does right before its gc.  The merge is no reduction:
-\* a buffer allocated after the conversion and dropped before the gc is not
-\* found by the kernel's round, as it is here.  It keeps OomOnlyAfterReclaim:
-\* it is too late to join this collection by then (collected is TRUE), so
-\* such a buffer is owed only to a late user, whose collection converts it.
-\* ReclaimDevices has the two steps apart; the traced kernel records them
-\* as one step (Collect), so trace validation does not see the difference.
+\* The round's conversion (ReclaimDevices' Convert), the collector's first
+\* step once too late to join: every buffer dropped before a joiner's
+\* pressure event is garbage now.  A buffer allocated after it stays held,
+\* whether its user drops it before the gc or not: only a late joiner can
+\* be owed it, and its own round converts it.
+Convert(t) ==
+    /\ pc[t] = "convert"
+    /\ ConvertTables
+    /\ Goto(t, "collect")
+    /\ UNCHANGED <<state, inFlight, table, dev, unitOf, arenaOf, releases,
+                   mutex, host, collector, collected, waiters, late, opsLeft, at, grant,
+                   attempts, hadHost, drained, cleanerPc, cleanerGrant, owed, stranded, queue, resv, robbed>>
+
+\* System.gc(): every garbage buffer's cleaning action is queued; a held
+\* one, dropped or not, is strongly reachable from its table.
 Collect(t) ==
     /\ pc[t] = "collect"
     /\ buf' = [g \in Made |-> IF buf[g] = "garbage" THEN "pending" ELSE buf[g]]
@@ -342,23 +367,24 @@ CallbackRelock(t) ==
                    host, collector, collected, waiters, late, opsLeft, at, grant,
                    attempts, hadHost, drained, cleanerPc, cleanerGrant, owed, stranded, queue, resv, robbed>>
 
-\* ArenaOps' MallocInsert and the guard's MallocExit; the DeviceBuffer is
-\* made and handed to the user.
+\* ArenaOps' MallocInsert and the guard's MallocExit; the DeviceBuffer,
+\* held by the table, is handed to the user.
 MallocInsert(t) ==
     /\ pc[t] = "insert"
     /\ table' = [table EXCEPT ![at[t]] = @ \cup {grant[t]}]
     /\ inFlight' = [inFlight EXCEPT ![at[t]] = @ - 1]
-    /\ buf' = [buf EXCEPT ![grant[t]] = "reachable"]
+    /\ buf' = [buf EXCEPT ![grant[t]] = "held"]
     /\ attempts' = [attempts EXCEPT ![t] = 0]
     /\ Goto(t, "use")
     /\ UNCHANGED <<state, dev, unitOf, arenaOf, releases, mutex, host,
                    collector, collected, waiters, late, opsLeft, at, grant, hadHost,
                    drained, cleanerPc, cleanerGrant, owed, stranded, queue, resv, robbed>>
 
-\* The user lets go of the buffer (and, a host user, of the host lock).
+\* The user lets go of the buffer (and, a host user, of the host lock); a
+\* held one stays held until a conversion.
 Drop(t) ==
     /\ pc[t] = "use"
-    /\ buf' = [buf EXCEPT ![grant[t]] = "garbage"]
+    /\ buf' = [buf EXCEPT ![grant[t]] = IF @ = "held" THEN "dropped" ELSE "garbage"]
     /\ host' = IF t \in HostUsers THEN NoOne ELSE host
     /\ grant' = [grant EXCEPT ![t] = 0]
     /\ opsLeft' = [opsLeft EXCEPT ![t] = @ - 1]
@@ -369,6 +395,17 @@ Drop(t) ==
 
 -----------------------------------------------------------------------------
 (* The Cleaner: a pending buffer's action calls free(va) on its arena.     *)
+
+\* The Cleaner's conversion (ReclaimDevices' CleanerConvert): its sentinel
+\* comes out of its queue after every JVM collection, which may come at any
+\* time; the thread converts when it is not in a cleaning action.
+CleanerConvert ==
+    /\ cleanerPc = "idle"
+    /\ ConvertTables
+    /\ UNCHANGED <<state, inFlight, table, dev, unitOf, arenaOf, releases, mutex,
+                   host, collector, collected, waiters, late, pc, opsLeft, at, grant,
+                   attempts, hadHost, drained, cleanerPc, cleanerGrant, owed, stranded,
+                   queue, resv, robbed>>
 
 \* On an OPEN or CLOSING arena: past the guard (FreeEnter) and out of the
 \* table (FreeRemove).  On a SEALED or CLOSED one the guard refuses it
@@ -465,14 +502,17 @@ CloseSeal(c) ==
                    stranded, queue, resv, robbed>>
 
 \* CloseAwaitSealed, CloseSnapshot and CloseCommit: the table is the
-\* closer's, the arena CLOSED.
+\* closer's, the arena CLOSED.  Its held buffers are converted first: once
+\* drained, no conversion would find them, and a round that counts on
+\* their memory waits for their cleanings.
 CloseCommit(c) ==
     /\ pc[c] = "sealed" /\ inFlight[CloseArena] = 0
+    /\ buf' = [g \in Made |-> IF g \in table[CloseArena] THEN Converted(buf[g]) ELSE buf[g]]
     /\ drained' = [drained EXCEPT ![c] = table[CloseArena]]
     /\ table' = [table EXCEPT ![CloseArena] = {}]
     /\ state' = [state EXCEPT ![CloseArena] = "CLOSED"]
     /\ Goto(c, "release")
-    /\ UNCHANGED <<inFlight, dev, unitOf, arenaOf, releases, buf, mutex, host,
+    /\ UNCHANGED <<inFlight, dev, unitOf, arenaOf, releases, mutex, host,
                    collector, collected, waiters, late, opsLeft, at, grant, attempts,
                    hadHost, cleanerPc, cleanerGrant, owed, stranded, queue, resv, robbed>>
 
@@ -533,7 +573,7 @@ CloseRehost(c) ==
 \* A user's steps inside a call (each has one enabled at a time).
 AllocStep(t) ==
     \/ AllocLock(t) \/ AllocTake(t) \/ PressureEnter(t) \/ OutOfMemory(t)
-    \/ ReclaimJoin(t) \/ HostAcquire(t) \/ Collect(t) \/ CollectorRelease(t)
+    \/ ReclaimJoin(t) \/ HostAcquire(t) \/ Convert(t) \/ Collect(t) \/ CollectorRelease(t)
     \/ ReclaimFinish(t) \/ ReclaimTakeOver(t)
     \/ AwaitCollection(t) \/ CallbackRelock(t) \/ MallocInsert(t)
 
@@ -552,14 +592,15 @@ Terminated ==
 
 Next ==
     \/ \E t \in Users : MallocEnter(t) \/ AllocStep(t) \/ Drop(t)
-    \/ CleanerStep
+    \/ CleanerStep \/ CleanerConvert
     \/ \E c \in Closers : CloseStep(c) \/ CloseAbort(c)
     \/ Terminated
 
 \* Strong fairness per process (lock acquisitions need it; for the other
 \* steps it is weak fairness).  Users are not forced to start a call, but
 \* a holder of a buffer lets go of it (as a host-lock holder must return);
-\* interrupts are never forced.
+\* interrupts are never forced, nor are the JVM's collections (so the
+\* Cleaner's conversions).
 Fairness ==
     /\ \A t \in Users : SF_vars(AllocStep(t)) /\ WF_vars(Drop(t))
     /\ SF_vars(CleanerStep)
@@ -578,8 +619,8 @@ TypeOK ==
     /\ Made \subseteq Grants
     /\ unitOf \in [Made -> Units] /\ arenaOf \in [Made -> Arenas]
     /\ releases \in [Made -> Nat]
-    /\ buf \in [Made -> {"none", "reachable", "garbage", "pending",
-                         "cleaning", "cleaned"}]
+    /\ buf \in [Made -> {"none", "held", "dropped", "reachable", "garbage",
+                         "pending", "cleaning", "cleaned"}]
     /\ mutex \in Procs \cup {NoOne} /\ host \in Threads \cup {NoOne}
     /\ collector \in Users \cup {NoOne} /\ collected \in BOOLEAN
     /\ waiters \subseteq Users /\ late \subseteq Users
@@ -642,9 +683,13 @@ HandOffInOrder ==
     /\ \A j, k \in 1..Len(queue) : j < k /\ resv[queue[k]] # {} => resv[queue[j]] # {}
     /\ Wanting # <<>> => FreeUnits \subseteq Reserved
 
+\* Every held buffer is in its arena's table, where a conversion finds it:
+\* none is drained unconverted, and a cleaning frees only converted ones.
+HeldInTable == \A g \in Made : buf[g] \in {"held", "dropped"} => g \in table[arenaOf[g]]
+
 \* At most one collection runs.
 SingleFlight ==
-    \A t \in Users : pc[t] \in {"hostacq", "collect", "await", "finish"} => collector = t
+    \A t \in Users : pc[t] \in {"hostacq", "convert", "collect", "await", "finish"} => collector = t
 
 \* The processes p is blocked on.  A host user or closer waiting to take
 \* the host lock at its start, or a closer taking it back at its end,
@@ -690,9 +735,9 @@ StrandedOnlyWhileClosing ==
 -----------------------------------------------------------------------------
 (* Properties                                                              *)
 
-\* An allocation fails only if every grant that was reclaimable (garbage or
-\* pending) at its last pressure event has been freed -- in any arena of the
-\* device, closing or not.
+\* An allocation fails only if every grant that was reclaimable (dropped,
+\* held or converted, or pending) at its last pressure event has been freed
+\* -- in any arena of the device, closing or not.
 OomOnlyAfterReclaim ==
     [][\A t \in Users : OutOfMemory(t) => owed[t] = {}]_vars
 

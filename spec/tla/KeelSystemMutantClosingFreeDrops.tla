@@ -23,7 +23,7 @@ CleanerStartSealedRemoves ==
 
 MutantNext ==
     \/ \E t \in Users : MallocEnter(t) \/ AllocStep(t) \/ Drop(t)
-    \/ CleanerStartSealedRemoves \/ CleanerLock \/ CleanerFree \/ CleanerAwaitClose
+    \/ CleanerStartSealedRemoves \/ CleanerLock \/ CleanerFree \/ CleanerAwaitClose \/ CleanerConvert
     \/ \E c \in Closers : CloseStep(c) \/ CloseAbort(c)
     \/ Terminated
 

@@ -28,7 +28,7 @@ CleanerStartRefused ==
 
 MutantNext ==
     \/ \E t \in Users : MallocEnter(t) \/ AllocStep(t) \/ Drop(t)
-    \/ CleanerStartRefused \/ CleanerLock \/ CleanerFree
+    \/ CleanerStartRefused \/ CleanerLock \/ CleanerFree \/ CleanerConvert
     \/ \E c \in Closers : CloseStep(c) \/ CloseAbort(c)
     \/ Terminated
 

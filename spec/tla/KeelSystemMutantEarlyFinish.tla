@@ -26,7 +26,7 @@ CleanerStartFinishFirst ==
 
 MutantNext ==
     \/ \E t \in Users : MallocEnter(t) \/ AllocStep(t) \/ Drop(t)
-    \/ CleanerStartFinishFirst \/ CleanerLock \/ CleanerFree \/ CleanerAwaitClose
+    \/ CleanerStartFinishFirst \/ CleanerLock \/ CleanerFree \/ CleanerAwaitClose \/ CleanerConvert
     \/ \E c \in Closers : CloseStep(c) \/ CloseAbort(c)
     \/ Terminated
 

@@ -40,7 +40,7 @@ MutantCloseStep(c) ==
 
 MutantNext ==
     \/ \E t \in Users : MallocEnter(t) \/ AllocStep(t) \/ Drop(t)
-    \/ CleanerStep
+    \/ CleanerStep \/ CleanerConvert
     \/ \E c \in Closers : MutantCloseStep(c) \/ CloseAbortHolding(c)
     \/ Terminated
 

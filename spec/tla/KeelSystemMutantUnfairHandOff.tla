@@ -38,7 +38,7 @@ MutantCloseStep(c) ==
 
 MutantNext ==
     \/ \E t \in Users : MallocEnter(t) \/ AllocStep(t) \/ Drop(t)
-    \/ CleanerStart \/ CleanerLock \/ CleanerFreeForAll \/ CleanerAwaitClose
+    \/ CleanerStart \/ CleanerLock \/ CleanerFreeForAll \/ CleanerAwaitClose \/ CleanerConvert
     \/ \E c \in Closers : MutantCloseStep(c) \/ CloseAbort(c)
     \/ Terminated
 

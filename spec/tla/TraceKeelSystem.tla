@@ -21,6 +21,8 @@
 (* a handle became (grantOf) and MallocInsert which grant an address      *)
 (* holds (grantAt), so that a free of the Cleaner or of the close frees    *)
 (* exactly the grant the kernel freed.  The arena that is closed is 1.    *)
+(* A conversion's event carries how many held buffers it converted, which *)
+(* must be the number KeelSystem has in the tables.                        *)
 (***************************************************************************)
 EXTENDS KeelSystem, Sequences, TLC, TraceKeelSystemData
 
@@ -58,6 +60,7 @@ Step(e) ==
     \/ e.a = "ReclaimJoin" /\ ReclaimJoin(e.t) /\ (collector' = e.t) = (e.collector = 1)
                          /\ (e.t \in late') = (e.late = 1) /\ Keep
     \/ e.a = "HostAcquire" /\ HostAcquire(e.t) /\ Keep
+    \/ e.a = "Convert" /\ e.converted = Cardinality(Unconverted) /\ Convert(e.t) /\ Keep
     \/ e.a = "Collect" /\ Collect(e.t) /\ Keep
     \/ e.a = "CollectorRelease" /\ e.complete = 1 /\ CollectorRelease(e.t) /\ Keep
     \/ e.a = "ReclaimFinish" /\ ReclaimFinish(e.t) /\ Keep
@@ -75,6 +78,8 @@ Step(e) ==
                          /\ UNCHANGED vars /\ Keep
     \/ e.a = "CleanerAwaitClose" /\ e.t = Cleaner /\ CleanerAwaitClose
                                 /\ (state[arenaOf[cleanerGrant]] = "CLOSED") = (e.closed = 1) /\ Keep
+    \/ e.a = "CleanerConvert" /\ e.t = Cleaner /\ e.converted = Cardinality(Unconverted)
+                             /\ CleanerConvert /\ Keep
     \/ e.a = "CleanerLock" /\ e.t = Cleaner /\ CleanerLock /\ Keep
     \/ e.a = "CleanerFree" /\ e.t = Cleaner /\ e.handle \in DOMAIN grantOf
                           /\ grantOf[e.handle] = cleanerGrant /\ CleanerFree /\ Keep
@@ -109,12 +114,12 @@ TraceSpec == TraceInit /\ [][TraceNext]_traceVars
 (* The diagnosis of a log that does not fit                               *)
 
 UserActions == {"MallocEnter", "AllocLock", "AllocTake", "PressureEnter",
-                "OutOfMemory", "ReclaimJoin", "HostAcquire", "Collect",
+                "OutOfMemory", "ReclaimJoin", "HostAcquire", "Convert", "Collect",
                 "CollectorRelease", "ReclaimFinish", "ReclaimTakeOver", "AwaitCollection",
                 "CallbackRelock", "MallocInsert", "Drop"}
 CloserActions == {"CloseYield", "CloseBegin", "CloseSeal", "CloseCommit",
                   "CloseAbort", "DrainLock", "DrainFree", "CloseEnd", "CloseRehost"}
-CleanerActions == {"CleanerStart", "CleanerLock", "CleanerFree", "CleanerAwaitClose"}
+CleanerActions == {"CleanerConvert", "CleanerStart", "CleanerLock", "CleanerFree", "CleanerAwaitClose"}
 
 UserAction(a, t) ==
     CASE a = "MallocEnter" -> MallocEnter(t)
@@ -124,6 +129,7 @@ UserAction(a, t) ==
       [] a = "OutOfMemory" -> OutOfMemory(t)
       [] a = "ReclaimJoin" -> ReclaimJoin(t)
       [] a = "HostAcquire" -> HostAcquire(t)
+      [] a = "Convert" -> Convert(t)
       [] a = "Collect" -> Collect(t)
       [] a = "CollectorRelease" -> CollectorRelease(t)
       [] a = "ReclaimFinish" -> ReclaimFinish(t)
@@ -145,7 +151,8 @@ CloserAction(a, c) ==
       [] a = "CloseRehost" -> CloseRehost(c)
 
 CleanerAction(a) ==
-    CASE a = "CleanerStart" -> CleanerStart
+    CASE a = "CleanerConvert" -> CleanerConvert
+      [] a = "CleanerStart" -> CleanerStart
       [] a = "CleanerLock" -> CleanerLock
       [] a = "CleanerFree" -> CleanerFree
       [] a = "CleanerAwaitClose" -> CleanerAwaitClose

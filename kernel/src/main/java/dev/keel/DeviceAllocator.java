@@ -161,7 +161,7 @@ public final class DeviceAllocator {
         this.retryPolicy = b.retryPolicy;
         this.name = b.name != null ? b.name : "DeviceAllocator@" + Integer.toHexString(System.identityHashCode(this));
         this.regions = new Regions(capacity);
-        this.reclaimTracker = new ReclaimTracker(name, DeviceBuffer::cleaningOf); // Trace open: AllocatorOpen capacity=capacity attempts=retryPolicy.maxRetries()+1L
+        this.reclaimTracker = new ReclaimTracker(name, DeviceBuffer::cleaningOf); // Trace open: AllocatorOpen capacity=capacity attempts=retryPolicy.maxRetries()+1L // Trace alias: reclaimTracker
         if (callback instanceof GcReclaimer reclaimer) {
             reclaimer.serve(reclaimTracker, name); // a reclaimer serves one device: refused here, not under pressure
         }

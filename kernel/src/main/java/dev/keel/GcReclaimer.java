@@ -311,10 +311,15 @@ public final class GcReclaimer implements MemoryPressureCallback {
                 closeJoining();
             }
             try {
-                // Collect: the gc, then what it left pending for the cleaners (or they freed already).
+                // Convert, then Collect: the held buffers get their phantoms, the gc finds the
+                // garbage among them, then what it left pending for the cleaners (or they freed
+                // already). Converting only once too late to join is enough: every buffer dropped
+                // before a joiner's pressure event is converted; one allocated and dropped between
+                // the conversion and the gc is owed only to a late joiner, whose round converts it.
                 ReclaimTracker.Garbage mark = tracker.mark();
                 canary = new WeakReference<>(new Object());
-                convertAndCollect(tracker); // LockOrdering: Collect // Trace: Collect
+                int converted = tracker.convertHeld(); // ReclaimDevices: Convert // Trace: Convert converted=converted
+                collector.run(); // LockOrdering: Collect // Trace: Collect
                 garbage = tracker.garbage(mark); // ReclaimDevices: Collect (its wait set: this device's due cleanings)
                 boolean complete = awaitCleaners(tracker, garbage); // Trace after: AwaitFinalizers complete=complete
                 outcome = Thread.currentThread().isInterrupted() ? "interrupted" : complete ? "complete" : "deadline";
@@ -329,19 +334,6 @@ public final class GcReclaimer implements MemoryPressureCallback {
             commit(event, tracker, requestedBytes, garbage, joined, outcome);
         }
         return description;
-    }
-
-    /**
-     * The gc, after its device's held buffers have got their phantoms: without them it could not
-     * find any of them garbage. It is too late to join this collection by now, so a buffer
-     * allocated after the conversion and dropped before the gc, which the gc cannot find, is owed
-     * only to a late joiner, whose collection converts it (spec {@code ReclaimDevices} has the two
-     * steps apart; {@code KeelSystem}'s {@code Collect}, and the traced kernel's recorded step,
-     * have them as one).
-     */
-    private void convertAndCollect(ReclaimTracker tracker) {
-        tracker.convertHeld(); // ReclaimDevices: Convert
-        collector.run();
     }
 
     /**

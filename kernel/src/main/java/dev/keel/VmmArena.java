@@ -1077,7 +1077,7 @@ public final class VmmArena implements AutoCloseable {
             awaitDrained(event, waitStart, timeout, deadline, "calls"); // InFlightDrain: CloseAwaitSealed
             long waited = System.nanoTime() - waitStart;
             List<Allocation> drained = table.snapshot();       // ArenaOps: CloseSnapshot // Trace: CloseSnapshot records=drained.size()
-            commitClose();                                     // ArenaOps: CloseCommit
+            commitClose();                                     // ArenaOps: CloseCommit // Trace: CloseCommit
             if (ownTracker) {
                 reclaimTracker.stopCleaner(); // nothing left that a cleaning could free
             }
@@ -1098,16 +1098,18 @@ public final class VmmArena implements AutoCloseable {
     }
 
     /**
-     * Clears the table and the mapped counter, then publishes CLOSED; see the class comment. One
-     * step of the trace: no one can see the cleared table before the store, since frees are
-     * refused once sealed and mallocs once closing.
+     * Converts the table's held buffers and keeps its owners live as orphans, clears the table and
+     * the mapped counter, then publishes CLOSED; see the class comment. One step of the trace
+     * ({@code CloseCommit}): no one can see the cleared table before the store, since frees are
+     * refused once sealed and mallocs once closing, and a collection that ran between the
+     * conversion and the store could find the converted buffers, as it may after the step.
      */
     private void commitClose() {
         if (tableAttached) {
             reclaimTracker.orphanOwners(table); // its buffers' entries stay live
         }
         table.clear();
-        moveTo(CLOSED);                                        // Trace: CloseCommit
+        moveTo(CLOSED);
     }
 
     /**

@@ -116,7 +116,7 @@ public final class ReclaimTracker {
      */
     public ReclaimTracker(String device, Function<Object, Entry> convert) {
         this.cleanerName = "keel-cleaner-" + device;
-        this.live = new LiveTables(convert);
+        this.live = new LiveTables(convert); // Trace alias: live
     }
 
     /** A tracker whose tables hold entries only: a held owner cannot be converted. */
@@ -213,8 +213,9 @@ public final class ReclaimTracker {
      * {@code KeelSystem}: {@code CleanerAwaitClose}), which is what lets the round count on that
      * memory. Held owners are converted first: a held buffer that is garbage could not be found
      * otherwise, and the round that counts on the close's memory would not wait for it (spec
-     * {@code KeelSystem} keeps every drained buffer live until it is cleaned). Call it while the
-     * table can change no more (the arena refuses frees and mallocs).
+     * {@code KeelSystem}: {@code CloseCommit} converts, invariant {@code HeldInTable}, mutant
+     * {@code CloseDrainsHeld}). Call it while the table can change no more (the arena refuses
+     * frees and mallocs).
      */
     public void orphanOwners(AllocationTable table) {
         lock.lock();
@@ -373,7 +374,7 @@ public final class ReclaimTracker {
                 Reference<?> due = queue.remove(IDLE_MILLIS);
                 if (due == sentinel) {
                     sentinel = new WeakReference<>(new Object(), queue); // before: a collection during the conversion wakes it again
-                    tables.convertHeld(); // ReclaimDevices: CleanerConvert
+                    int converted = tables.convertHeld(); // ReclaimDevices: CleanerConvert // Trace(tables?): CleanerConvert converted=converted
                 } else if (due != null) {
                     ((Entry) due).clean();
                 }

@@ -64,6 +64,8 @@ public final class Trace {
     private static int objects;
     /** The traced objects of the traced kernel by identity; an arena's guard shares the arena's number. */
     private static final Map<Object, Integer> NUMBERS = new IdentityHashMap<>();
+    /** Parts made the steps of an object that had no number yet: resolved when they act. */
+    private static final Map<Object, Object> ALIASES = new IdentityHashMap<>();
 
     private Trace() {
     }
@@ -100,11 +102,30 @@ public final class Trace {
         }
     }
 
-    /** Makes {@code part}'s steps those of {@code traced} (the {@code // Trace alias:} marker). */
+    /**
+     * Makes {@code part}'s steps those of {@code traced} (the {@code // Trace alias:} marker).
+     * {@code traced} may get its number, or be made part of a numbered object, later: a tracker
+     * makes its tables its own before its allocator makes the tracker the allocator's.
+     */
     public static void alias(Object part, Object traced) {
         LOCK.lock();
         try {
-            NUMBERS.put(part, number(traced));
+            Integer id = lookUp(traced);
+            if (id != null) {
+                NUMBERS.put(part, id);
+            } else {
+                ALIASES.put(part, traced);
+            }
+        } finally {
+            LOCK.unlock();
+        }
+    }
+
+    /** Whether {@code object} has a number, its own or by an alias: a guard for steps of objects only some of which are traced. */
+    public static boolean traced(Object object) {
+        LOCK.lock();
+        try {
+            return lookUp(object) != null;
         } finally {
             LOCK.unlock();
         }
@@ -136,9 +157,19 @@ public final class Trace {
     }
 
     private static int number(Object traced) {
-        Integer id = NUMBERS.get(traced);
+        Integer id = lookUp(traced);
         if (id == null) {
             throw new IllegalStateException("trace event of an object never opened: " + traced.getClass().getName());
+        }
+        return id;
+    }
+
+    private static @Nullable Integer lookUp(Object traced) {
+        Object part = traced;
+        Integer id = NUMBERS.get(part);
+        while (id == null && ALIASES.containsKey(part)) {
+            part = ALIASES.get(part);
+            id = NUMBERS.get(part);
         }
         return id;
     }

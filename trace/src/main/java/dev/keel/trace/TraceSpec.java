@@ -272,6 +272,9 @@ enum TraceSpec {
             Map<String, String> callers = new HashMap<>(); // thread -> its process
             for (TraceEvent e : allocator.events()) {
                 switch (e.action()) {
+                    case "Convert", "CleanerConvert" -> {
+                        // Held buffers are KeelSystem's and ReclaimDevices': LockOrdering's garbage is garbage at once.
+                    }
                     case "FinalizerLock" -> records.step(e, records.named("fin", "the cleaner"));
                     case "FinalizerFree" -> records.step(e, records.named("fin", "the cleaner"), "handle", e.get("handle"));
                     default -> {
@@ -340,7 +343,7 @@ enum TraceSpec {
             NEXT TraceNext
             INVARIANTS
                 TypeOK OwnedOnce ReleasedAtMostOnce DeviceMatchesGrants UsedMatchesGrants
-                InFlightCounts SingleFlight NoCircularWait StrandedOnlyWhileClosing HandOffInOrder Diagnosis
+                InFlightCounts SingleFlight NoCircularWait StrandedOnlyWhileClosing HeldInTable HandOffInOrder Diagnosis
             PROPERTIES
                 OomOnlyAfterReclaim NoSpuriousOutOfMemory
             """) {
@@ -463,6 +466,7 @@ enum TraceSpec {
                 case "AllocTry" -> records.stepAs(e, "AllocTake", t, "handle", e.get("handle"));
                 case "ReclaimJoin" -> records.step(e, t, "collector", e.get("collector"), "late", e.get("late"));
                 case "AwaitFinalizers" -> records.stepAs(e, "CollectorRelease", t, "complete", e.get("complete"));
+                case "Convert" -> records.step(e, t, "converted", e.get("converted"));
                 case "MallocInsert" -> records.step(e, t, "va", lastBump.getOrDefault(e.thread(), -1L));
                 default -> {
                     if (USER_STEPS.contains(action)) {
@@ -514,6 +518,7 @@ enum TraceSpec {
                     }
                 }
                 case "FreeAwaitClose" -> records.stepAs(e, "CleanerAwaitClose", cleaner, "closed", e.get("closed"));
+                case "CleanerConvert" -> records.step(e, cleaner, "converted", e.get("converted"));
                 case "FinalizerLock" -> records.stepAs(e, "CleanerLock", cleaner);
                 case "FinalizerFree" -> records.stepAs(e, "CleanerFree", cleaner, "handle", e.get("handle"));
                 default -> unmodelled(records, e, cleaner);

@@ -31,7 +31,9 @@ import java.util.regex.Pattern;
  * {@code guard ? EVENT : EVENT}, with {@code guard} a Java expression; {@code EVENT} is an action
  * name and {@code key=expr} fields, each {@code expr} a Java expression without spaces, of type
  * {@code long}, {@code int} or {@code boolean} (recorded as 1 or 0). The traced object is
- * {@code this}; {@code // Trace(expr): ...} names another.
+ * {@code this}; {@code // Trace(expr): ...} names another, and {@code // Trace(expr?): ...} one
+ * that may not be traced, whose events are then left out (a tracker's cleaner thread, whose
+ * tracker is traced only as a traced allocator's).
  */
 public final class TracedKernel {
 
@@ -109,10 +111,20 @@ public final class TracedKernel {
         boolean original = true;
         for (MatchResult marker : markers) {
             String object = marker.object() == null ? "this" : marker.object();
+            boolean ifTraced = object.endsWith("?");
+            object = ifTraced ? object.substring(0, object.length() - 1).strip() : object;
+            boolean records = !marker.kind().equals("open") && !marker.kind().equals("alias");
+            if (ifTraced && !records) {
+                throw new IllegalArgumentException("only events may be left out for an object that is not traced");
+            }
+            String events = records ? events(object, marker.body()) : "";
+            if (ifTraced) {
+                events = "if (" + TRACE + ".traced(" + object + ")) { " + events + " }";
+            }
             traced = switch (marker.kind()) {
-                case "step" -> step(traced, original, events(object, marker.body()));
-                case "after" -> traced + " " + ownStep(events(object, marker.body()));
-                case "before" -> ownStep(events(object, marker.body())) + " " + traced;
+                case "step" -> step(traced, original, events);
+                case "after" -> traced + " " + ownStep(events);
+                case "before" -> ownStep(events) + " " + traced;
                 case "open" -> traced + " " + TRACE + ".open(" + object + ", " + actionAndFields(marker.body()) + ");";
                 case "alias" -> traced + " " + TRACE + ".alias(" + marker.body() + ", " + object + ");";
                 default -> throw new AssertionError(marker.kind());

@@ -93,8 +93,9 @@ class TraceValidationTest {
                 "CloseScanSlot", "CloseDrained", "CloseSnapshot", "CloseAbort", "CloseTimeout", "CloseCommit", "DrainRelease",
                 "CloseUnlock", "GrowSlots",
                 "CallerEnter", "CallerExit", "AllocLock", "AllocTry", "OutOfMemory", "PressureEnter", "CallbackUnlock",
-                "ReclaimJoin", "HostAcquire", "Collect", "AwaitFinalizers", "HostRelease", "ReclaimFinish",
-                "AwaitCollection", "CallbackRelock", "GiveUp", "ReclaimTakeOver", "FinalizerLock", "FinalizerFree", "CloseYield", "CloseRehost",
+                "ReclaimJoin", "HostAcquire", "Convert", "Collect", "AwaitFinalizers", "HostRelease", "ReclaimFinish",
+                "AwaitCollection", "CallbackRelock", "GiveUp", "ReclaimTakeOver", "FinalizerLock", "FinalizerFree", "CleanerConvert",
+                "CloseYield", "CloseRehost",
                 "Member", "User", "Closer", "Drop", "SystemEnd"));
         missing.removeAll(seen);
         assertTrue(missing.isEmpty(), "no recorded run takes " + missing);
@@ -115,9 +116,9 @@ class TraceValidationTest {
         }
         Set<String> missing = new TreeSet<>(List.of("MallocEnter open=1", "MallocEnter open=0", "AllocLock", "AllocTake",
                 "PressureEnter", "OutOfMemory", "ReclaimJoin collector=1", "ReclaimJoin collector=0", "HostAcquire",
-                "Collect", "CollectorRelease", "ReclaimFinish", "ReclaimTakeOver", "AwaitCollection", "CallbackRelock",
+                "Convert", "Collect", "CollectorRelease", "ReclaimFinish", "ReclaimTakeOver", "AwaitCollection", "CallbackRelock",
                 "MallocInsert", "Drop",
-                "CleanerStart accepts=1", "CleanerStart accepts=0", "FreeRemove", "CleanerAwaitClose closed=1",
+                "CleanerConvert", "CleanerStart accepts=1", "CleanerStart accepts=0", "FreeRemove", "CleanerAwaitClose closed=1",
                 "CleanerLock", "CleanerFree", "CloseYield", "CloseBegin", "CloseSeal", "CloseSnapshot", "CloseCommit",
                 "CloseAbort", "DrainLock", "DrainFree", "CloseUnlock", "CloseRehost"));
         missing.removeAll(seen);
@@ -158,6 +159,28 @@ class TraceValidationTest {
         assertTrue(Pattern.compile("\\(trace line \\d+\\): \\d+ " + closer + " \\d+ CloseBegin\n").matcher(message).find(),
                 message);
         assertTrue(message.contains("no step of KeelSystem takes this event"), message);
+    }
+
+    /**
+     * The checker can fail on a conversion: a round that converted fewer held buffers than
+     * KeelSystem has in the tables (the kernel's mutant ROUND_WITHOUT_CONVERSION, as its log would
+     * read) is rejected at its Convert line.
+     */
+    @Test
+    void aRoundThatConvertsTooFewIsRejectedByKeelSystem() throws IOException {
+        List<String> lines = systemLines(Files.readAllLines(trace, StandardCharsets.UTF_8));
+        int convert = -1;
+        for (int n = 1; n < lines.size() && convert < 0; n++) {
+            if (lines.get(n).matches("\\d+ t\\d+ \\d+ Convert converted=[1-9]\\d*")) {
+                convert = n;
+            }
+        }
+        assertTrue(convert > 0, "no composition's round converted a held buffer");
+        List<String> fewer = new ArrayList<>(lines);
+        fewer.set(convert, lines.get(convert).replaceFirst("converted=\\d+", "converted=0"));
+        String message = rejection(fewer, "round-converts-too-few", KEEL_SYSTEM);
+        assertTrue(message.contains("(trace line " + (convert + 1) + "): " + fewer.get(convert)), message);
+        assertTrue(message.contains("Convert(") && message.contains("not with the logged values"), message);
     }
 
     /** The first cleaning that passed the guard of an arena between its CloseBegin and its CloseSeal. */

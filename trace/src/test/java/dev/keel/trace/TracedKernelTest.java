@@ -64,6 +64,16 @@ class TracedKernelTest {
                 TracedKernel.rewrite("g = new G(); // Trace open: Open n=n // Trace alias: g"));
     }
 
+    /** An object only some instances of which are traced: the events of the others are left out, the statement runs. */
+    @Test
+    void anObjectThatMayNotBeTracedRecordsOnlyIfItIs() {
+        assertEquals("int n; " + T + ".begin(); try { n = t.convert(); if (" + T + ".traced(t)) { " + T
+                        + ".event(t, \"Converted\", \" n=\" + " + T + ".v(n)); } } finally { " + T + ".end(); }"
+                        + " // Trace(t?): Converted n=n",
+                TracedKernel.rewrite("int n = t.convert(); // Trace(t?): Converted n=n"));
+        assertThrows(IllegalArgumentException.class, () -> TracedKernel.rewrite("g = new G(); // Trace(t?) alias: g"));
+    }
+
     @Test
     void linesWithoutMarkersAndMarkersQuotedInCommentsAreLeftAlone() {
         for (String line : new String[] {"int x = 1; // CasBump: Load", " * {@code // Trace: Load} in a comment",
@@ -92,7 +102,8 @@ class TracedKernelTest {
     void theShippedKernelCarriesMarkersAndNoRecorderCalls() throws IOException {
         Path sources = TraceValidationTest.kernelSources();
         Map<String, Integer> marked = Map.of("dev/keel/VmmArena.java", 6, "dev/keel/internal/InFlightLeases.java", 6,
-                "dev/keel/DeviceAllocator.java", 6, "dev/keel/GcReclaimer.java", 6, "dev/keel/AllocatorLock.java", 2);
+                "dev/keel/DeviceAllocator.java", 6, "dev/keel/GcReclaimer.java", 7, "dev/keel/AllocatorLock.java", 2,
+                "dev/keel/internal/ReclaimTracker.java", 2);
         marked.forEach((file, least) -> {
             try {
                 int markers = TracedKernel.markers(Files.readString(sources.resolve(file), StandardCharsets.UTF_8));

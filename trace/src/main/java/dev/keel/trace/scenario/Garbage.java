@@ -6,11 +6,17 @@ import java.util.List;
 
 /**
  * The buffers a scenario's callers dropped, kept strongly reachable until the reclaimer's
- * collection step, which makes them all unreachable and runs {@code System.gc()} until the JVM
- * has found every one: so the only collection that makes garbage pending is the one the log
- * records, which is the specs' {@code Collect}. Both are touched only inside recorded steps (a
- * drop, and the collection, which the kernel runs under the recorder's lock), so the recorder
- * orders every drop before or after a collection, as the log says.
+ * collection step, which lets go of them and runs {@code System.gc()} until the JVM has found
+ * every one it can: so the only collection that makes garbage pending is the one the log records,
+ * which is the specs' {@code Collect}. Both are touched only inside recorded steps (a drop, and
+ * the collection, which the kernel runs under the recorder's lock), so the recorder orders every
+ * drop before or after a collection, as the log says.
+ *
+ * <p>A held buffer (KeelSystem's {@code held} or {@code dropped}, not converted yet) is strongly
+ * reachable from its arena's table, so no collection can find it: one dropped after the round's
+ * conversion is kept here again, until the next collection step. Otherwise a conversion by the
+ * Cleaner after this collection would leave it to whichever collection came next, the JVM's own
+ * included, which no log records.
  */
 final class Garbage {
 
@@ -29,6 +35,12 @@ final class Garbage {
         for (int n = 0; n < 20 && collected.stream().anyMatch(ref -> !ref.refersTo(null)); n++) {
             System.gc();
         }
+        collected.forEach(ref -> {
+            Object held = ref.get();
+            if (held != null) {
+                dropped.add(held);
+            }
+        });
         collected.clear();
     }
 }
