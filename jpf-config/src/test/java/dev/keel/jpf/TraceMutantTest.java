@@ -14,6 +14,7 @@ import java.util.Collections;
 import java.util.Comparator;
 import java.util.EnumMap;
 import java.util.EnumSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.stream.Stream;
@@ -30,7 +31,9 @@ import org.junit.jupiter.params.provider.MethodSource;
  * built from the kernel's sources with the trace scenarios of module {@code keel-trace}
  * ({@link MutantKernel}), the scenarios run on it with the recorder on, and the checker must
  * reject one of its logs; the first message goes into {@code target/trace-mutants.md}. The other
- * mutants are listed there with the reason a trace cannot show them.
+ * mutants are listed there with the reason a trace cannot show them. Two held-buffer mutants of
+ * the kernel's tests ({@link KernelTestMutantTest}: a round, or the cleaner, that converts
+ * nothing) go through the same gate, and a composition must be rejected.
  *
  * <p>What this gate shows is that the checker can fail on the bugs it is meant for; what it
  * cannot show is named per mutant below.
@@ -74,7 +77,19 @@ class TraceMutantTest {
     private static final Set<KernelMutant> REJECTED_BY_KEEL_SYSTEM =
             EnumSet.of(KernelMutant.CLOSING_FREE_NOOP, KernelMutant.HOST_CLOSE_HOLDS);
 
+    /**
+     * The held-buffer mutants of the kernel's own tests whose conversions the recorder writes: a
+     * round that converts nothing and a cleaner that converts nothing. Their conversions record
+     * fewer buffers than KeelSystem has held in the tables, so a composition must be rejected;
+     * they are {@link KernelTestMutantTest}'s, having no Lincheck or JPF driver (the conversion
+     * waits on the JVM's collections).
+     */
+    private static final Set<KernelTestMutantTest.Mutant> HELD_BUFFER_MUTANTS = EnumSet.of(
+            KernelTestMutantTest.Mutant.ROUND_WITHOUT_CONVERSION, KernelTestMutantTest.Mutant.CLEANER_WITHOUT_SENTINEL);
+
     private static final Map<KernelMutant, String> CAUGHT = Collections.synchronizedMap(new EnumMap<>(KernelMutant.class));
+    private static final Map<KernelTestMutantTest.Mutant, String> CAUGHT_HELD =
+            Collections.synchronizedMap(new EnumMap<>(KernelTestMutantTest.Mutant.class));
 
     /**
      * Two mutants at a time: each one's build, recording and TLC runs are its own (a directory, a
@@ -86,21 +101,44 @@ class TraceMutantTest {
     void mutantIsRejected(KernelMutant mutant, @TempDir Path workDir) throws IOException, InterruptedException {
         assumeTrue(!"false".equals(System.getProperty("keel.mutants")), "mutants skipped (-Dkeel.mutants=false)");
         assumeTrue(!NOT_IN_A_TRACE.containsKey(mutant), () -> NOT_IN_A_TRACE.get(mutant));
-        Path variant = MutantKernel.buildTraced(mutant.patches(), KERNEL_SOURCES, SCENARIO_SOURCES, workDir);
+        CAUGHT.put(mutant, firstRejection(mutant.patches(), mutant.description(), REJECTED_BY_KEEL_SYSTEM.contains(mutant),
+                workDir));
+    }
+
+    @ParameterizedTest(name = "{0} shows in a composition's trace")
+    @MethodSource("heldBufferMutants")
+    @Execution(ExecutionMode.CONCURRENT)
+    void heldBufferMutantIsRejectedByKeelSystem(KernelTestMutantTest.Mutant mutant, @TempDir Path workDir)
+            throws IOException, InterruptedException {
+        assumeTrue(!"false".equals(System.getProperty("keel.mutants")), "mutants skipped (-Dkeel.mutants=false)");
+        CAUGHT_HELD.put(mutant, firstRejection(mutant.patches, mutant.description, true, workDir));
+    }
+
+    static Stream<KernelTestMutantTest.Mutant> heldBufferMutants() {
+        return HELD_BUFFER_MUTANTS.stream();
+    }
+
+    /**
+     * Builds the traced kernel with {@code patches}, records the scenarios on it and checks the
+     * log, which must be rejected (by KeelSystem, if {@code byKeelSystem}); returns the first
+     * rejection.
+     */
+    private static String firstRejection(List<Patch> patches, String description, boolean byKeelSystem, Path workDir)
+            throws IOException, InterruptedException {
+        Path variant = MutantKernel.buildTraced(patches, KERNEL_SOURCES, SCENARIO_SOURCES, workDir);
         Path trace = workDir.resolve("mutant.trace");
         int status = ScenarioRun.record(variant.toString(), trace, RANDOM_SCHEDULES, workDir.resolve("scenarios.out"));
-        assertEquals(0, status, () -> "the scenarios did not run on " + mutant.description() + ": "
+        assertEquals(0, status, () -> "the scenarios did not run on " + description + ": "
                 + read(workDir.resolve("scenarios.out")));
         TraceCheck.Result result = TraceCheck.check(trace, SPEC_DIR, workDir.resolve("tlc"));
-        assertFalse(result.accepted(), () -> "mutant " + mutant.description() + ": all " + (result.arenas() + result.allocators())
+        assertFalse(result.accepted(), () -> "mutant " + description + ": all " + (result.arenas() + result.allocators())
                 + " recorded runs fit the specs");
-        String first = result.rejections().get(0);
-        if (REJECTED_BY_KEEL_SYSTEM.contains(mutant)) {
-            first = result.rejections().stream().filter(message -> message.startsWith("KeelSystem rejects")).findFirst()
-                    .orElseThrow(() -> new AssertionError("mutant " + mutant.description() + ": no composition rejected,"
-                            + " only " + result.rejections()));
+        if (!byKeelSystem) {
+            return result.rejections().get(0);
         }
-        CAUGHT.put(mutant, first);
+        return result.rejections().stream().filter(message -> message.startsWith("KeelSystem rejects")).findFirst()
+                .orElseThrow(() -> new AssertionError("mutant " + description + ": no composition rejected,"
+                        + " only " + result.rejections()));
     }
 
     /**
@@ -125,12 +163,21 @@ class TraceMutantTest {
             String caught = CAUGHT.get(mutant);
             String verdict = caught != null ? "rejected" : NOT_IN_A_TRACE.containsKey(mutant) ? "not in a trace" : "not run";
             String why = caught != null ? caught : NOT_IN_A_TRACE.getOrDefault(mutant, "");
-            table.append("| ").append(mutant.description()).append(" | ").append(verdict).append(" | ")
-                    .append(why.replace("\n", " ").replace("|", "\\|")).append(" |\n");
+            row(table, mutant.description(), verdict, why);
+        }
+        for (KernelTestMutantTest.Mutant mutant : HELD_BUFFER_MUTANTS) {
+            String caught = CAUGHT_HELD.get(mutant);
+            row(table, mutant.description + " (a kernel-test mutant)", caught != null ? "rejected" : "not run",
+                    caught != null ? caught : "");
         }
         Path out = Path.of(System.getProperty("keel.trace.mutants", "target/trace-mutants.md"));
         Files.createDirectories(out.toAbsolutePath().getParent());
         Files.writeString(out, table, StandardCharsets.UTF_8);
+    }
+
+    private static void row(StringBuilder table, String mutant, String verdict, String why) {
+        table.append("| ").append(mutant).append(" | ").append(verdict).append(" | ")
+                .append(why.replace("\n", " ").replace("|", "\\|")).append(" |\n");
     }
 
     private static String read(Path file) {
