@@ -1100,9 +1100,9 @@ public final class VmmArena implements AutoCloseable {
     /**
      * Converts the table's held buffers and keeps its owners live as orphans, clears the table and
      * the mapped counter, then publishes CLOSED; see the class comment. One step of the trace
-     * ({@code CloseCommit}): no one can see the cleared table before the store, since frees are
-     * refused once sealed and mallocs once closing, and a collection that ran between the
-     * conversion and the store could find the converted buffers, as it may after the step.
+     * ({@code CloseCommit}, which converts in spec {@code KeelSystem}): no one can see the cleared
+     * table before the store, since frees are refused once sealed and mallocs once closing; a gc
+     * recorded between the conversion and the store would find buffers the spec still has held.
      */
     private void commitClose() {
         if (tableAttached) {
