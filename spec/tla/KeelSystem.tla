@@ -14,7 +14,7 @@
 (* into a reachable or garbage one: a round's, after its host acquisition  *)
 (* and before its gc (Convert, a step of its own, so a buffer can be       *)
 (* allocated and dropped between the two); the Cleaner's, after any JVM    *)
-(* collection, so at any time it is idle (CleanerConvert); and the close's *)
+(* collection, so whenever it is idle (CleanerConvert); and the close's    *)
 (* of its arena's, in the step that drains the table (CloseCommit).        *)
 (*                                                                         *)
 (* The close refuses mallocs first (CLOSING) and frees only once no malloc *)
