@@ -31,9 +31,9 @@ import org.junit.jupiter.params.provider.MethodSource;
  * built from the kernel's sources with the trace scenarios of module {@code keel-trace}
  * ({@link MutantKernel}), the scenarios run on it with the recorder on, and the checker must
  * reject one of its logs; the first message goes into {@code target/trace-mutants.md}. The other
- * mutants are listed there with the reason a trace cannot show them. Two held-buffer mutants of
- * the kernel's tests ({@link KernelTestMutantTest}: a round, or the cleaner, that converts
- * nothing) go through the same gate, and a composition must be rejected.
+ * mutants are listed there with the reason a trace cannot show them. A held-buffer mutant of the
+ * kernel's tests ({@link KernelTestMutantTest}: a round that converts nothing) goes through the
+ * same gate, and a composition must be rejected.
  *
  * <p>What this gate shows is that the checker can fail on the bugs it is meant for; what it
  * cannot show is named per mutant below.
@@ -78,14 +78,17 @@ class TraceMutantTest {
             EnumSet.of(KernelMutant.CLOSING_FREE_NOOP, KernelMutant.HOST_CLOSE_HOLDS);
 
     /**
-     * The held-buffer mutants of the kernel's own tests whose conversions the recorder writes: a
-     * round that converts nothing and a cleaner that converts nothing. Their conversions record
-     * fewer buffers than KeelSystem has held in the tables, so a composition must be rejected;
-     * they are {@link KernelTestMutantTest}'s, having no Lincheck or JPF driver (the conversion
-     * waits on the JVM's collections).
+     * The held-buffer mutants of the kernel's own tests that a composition's log shows every time:
+     * a round that converts nothing records {@code Convert converted=0} while KeelSystem has the
+     * users' held buffers in the tables (about half the rounds of a run convert some). They are
+     * {@link KernelTestMutantTest}'s, having no Lincheck or JPF driver (the conversion waits on
+     * the JVM's collections). Not here: a cleaner that converts nothing
+     * ({@code CLEANER_WITHOUT_SENTINEL}), which a log shows only where a cleaner's conversion
+     * finds a held buffer, 2 of 483 in one run: a clean-clone run of this gate had all 99 logs fit.
+     * Its kernel test catches it every time.
      */
-    private static final Set<KernelTestMutantTest.Mutant> HELD_BUFFER_MUTANTS = EnumSet.of(
-            KernelTestMutantTest.Mutant.ROUND_WITHOUT_CONVERSION, KernelTestMutantTest.Mutant.CLEANER_WITHOUT_SENTINEL);
+    private static final Set<KernelTestMutantTest.Mutant> HELD_BUFFER_MUTANTS =
+            EnumSet.of(KernelTestMutantTest.Mutant.ROUND_WITHOUT_CONVERSION);
 
     private static final Map<KernelMutant, String> CAUGHT = Collections.synchronizedMap(new EnumMap<>(KernelMutant.class));
     private static final Map<KernelTestMutantTest.Mutant, String> CAUGHT_HELD =
