@@ -4,6 +4,7 @@ import dev.keel.internal.AllocationTable;
 import dev.keel.internal.ReclaimTracker;
 
 import java.io.IOException;
+import java.lang.ref.Reference;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -125,7 +126,7 @@ public final class ConversionCost {
         }
 
         void reachabilityFence() {
-            java.lang.ref.Reference.reachabilityFence(openBuffers);
+            Reference.reachabilityFence(openBuffers);
         }
     }
 
