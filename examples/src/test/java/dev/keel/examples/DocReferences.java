@@ -41,16 +41,26 @@ import java.util.regex.Pattern;
  *   <li><b>Scope.</b> A hand-written page of {@code docs/} opens with a {@code **Covers:**} and a
  *       {@code **Does not cover:**} paragraph.</li>
  *   <li><b>Figures.</b> A hand-written page has no table with a column of TLC states, and no line
- *       that names a TLC model and gives a number of states: those figures come from the build's
- *       output, in the generated pages ({@link #GENERATED}).</li>
+ *       that names a TLC model and gives a number of states, nor two lines that do so together
+ *       (a figure broken across the lines, or the model on one and the figure on the other): those
+ *       figures come from the build's output, in the generated pages ({@link #GENERATED}). A
+ *       record of runs copied by hand ({@link #RECORDED}) is no generated page: it may have a
+ *       table of states only if the table has a {@code spec commit} column, which
+ *       {@code ModelClaimsTest} compares with the specs' history.</li>
  * </ul>
  * It cannot tell a true sentence from a false one: it finds names that are gone, not claims that
  * are wrong.
  */
 final class DocReferences {
 
-    /** Pages written by the build, or copied from its output, where figures belong. */
-    static final Set<String> GENERATED = Set.of("results.md", "deep-results.md", "counterexamples.md");
+    /**
+     * Pages written by the build, or copied from its output and compared with it by a test
+     * ({@code DocReferencesTest}'s TLC table, {@code CounterexampleDocs}), where figures belong.
+     */
+    static final Set<String> GENERATED = Set.of("results.md", "counterexamples.md");
+
+    /** Records of runs no build makes, copied by hand: figures only in tables that name each run's spec commit. */
+    static final Set<String> RECORDED = Set.of("deep-results.md");
 
     private static final Pattern FENCE = Pattern.compile("^\\s*(```|~~~)");
     private static final Pattern LINK = Pattern.compile("\\[(?:[^\\[\\]]|\\[[^\\]]*])*]\\(([^)\\s]+)(?:\\s+\"[^\"]*\")?\\)");
@@ -123,7 +133,14 @@ final class DocReferences {
                 continue;
             }
             if (!generated) {
-                figures(line, i > 0 ? text.get(i - 1) : "", statesTable).forEach(p -> problems.add(where + p));
+                boolean recorded = file.getParent().endsWith("docs") && RECORDED.contains(file.getFileName().toString());
+                String previous = i > 0 ? text.get(i - 1) : "";
+                List<String> found = figures(line, previous, statesTable, recorded);
+                if (found.isEmpty() && !statesTable && !fenced && !previous.isBlank() && !previous.startsWith("|")
+                        && !line.startsWith("|") && !FENCE.matcher(previous).find()) {
+                    found = acrossTheBreak(previous, line);
+                }
+                found.forEach(p -> problems.add(where + p));
                 statesTable = line.startsWith("|") && (statesTable || (STATES_COLUMN.matcher(line).matches()
                         && i + 1 < text.size() && TABLE_RULE.matcher(text.get(i + 1)).matches()));
             }
@@ -277,10 +294,28 @@ final class DocReferences {
         return false;
     }
 
-    private static List<String> figures(String line, String previous, boolean inStatesTable) {
+    /**
+     * A state count that only the two lines together give: a figure broken across the break, or
+     * a model named on the first line and its figure on the second.
+     */
+    private static List<String> acrossTheBreak(String previous, String line) {
+        if (MODEL.matcher(previous).find() && STATES_FIGURE.matcher(previous).find()) {
+            return List.of(); // reported at its own line
+        }
+        String joined = previous.stripTrailing() + " " + line.strip();
+        return MODEL.matcher(joined).find() && STATES_FIGURE.matcher(joined).find()
+                ? List.of("a TLC model's number of states typed by hand, across a line break;"
+                        + " results.md has the build's figures")
+                : List.of();
+    }
+
+    private static List<String> figures(String line, String previous, boolean inStatesTable, boolean recorded) {
         List<String> problems = new ArrayList<>();
         if (TABLE_RULE.matcher(line).matches() && STATES_COLUMN.matcher(previous).matches()) {
-            problems.add("a table of TLC states typed by hand; the build's own table is in results.md");
+            if (!(recorded && previous.toLowerCase(Locale.ROOT).contains("| spec commit |"))) {
+                problems.add("a table of TLC states typed by hand; the build's own table is in results.md"
+                        + (recorded ? " (a record of runs may have one with a 'spec commit' column)" : ""));
+            }
         } else if (!inStatesTable && MODEL.matcher(line).find() && STATES_FIGURE.matcher(line).find()) {
             problems.add("a TLC model's number of states typed by hand; results.md has the build's figures");
         }

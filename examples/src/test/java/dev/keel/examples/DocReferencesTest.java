@@ -144,6 +144,36 @@ class DocReferencesTest {
     }
 
     @Test
+    void aStateCountAcrossALineBreakIsReported(@TempDir Path repo) throws IOException {
+        String text = "`MCCasBump` passes with 14,458\ndistinct states.\n\n"   // the figure broken at the line's end
+                + "Then `MCCasBump` passes again,\nwith 14,458 distinct states.\n\n" // the model on one line, its figure on the next
+                + "14,458 distinct states\nare what `MCCasBump` explored.\n\n"     // the figure first
+                + "`MCCasBump` passes.\n\nIt has 14,458 distinct states.\n";      // another paragraph: not joined
+        List<String> problems = problems(repo, text);
+        assertEquals(3, problems.size(), problems.toString());
+        assertTrue(problems.stream().allMatch(p -> p.contains("across a line break")), problems.toString());
+        assertTrue(problems.get(0).contains("a-page.md:8:"), problems.toString());
+    }
+
+    @Test
+    void aRecordOfRunsCopiedByHandIsNoGeneratedPage(@TempDir Path repo) throws IOException {
+        repository(repo, "");
+        Path record = repo.resolve("docs/deep-results.md");
+        String scope = "# Deep\n\n" + SCOPE;
+        Files.writeString(record, scope + "| model | distinct |\n| --- | ---: |\n| `MCCasBump` | 14,458 |\n\n"
+                + "`MCCasBump` went to 14,458 distinct states.\n");
+        List<String> problems = new DocReferences(repo).check(record);
+        assertEquals(2, problems.size(), problems.toString());
+        assertTrue(problems.get(0).contains("'spec commit' column"), problems.toString());
+        Files.writeString(record, scope + "| model | spec commit | spec since | distinct |\n| --- | --- | --- | ---: |\n"
+                + "| `MCCasBump` | `abc1234` | unchanged | 14,458 |\n");
+        assertEquals(List.of(), new DocReferences(repo).check(record));
+        Files.writeString(record, "# Deep\n\n| model | spec commit | spec since | distinct |\n");
+        assertTrue(new DocReferences(repo).check(record).stream().anyMatch(p -> p.contains("Covers")),
+                "a record says what it covers, as a hand-written page does");
+    }
+
+    @Test
     void headingsBecomeGitHubAnchors() {
         assertEquals("casbump-the-lock-free-bump-pointer-and-its-rollback",
                 DocReferences.slug("CasBump: the lock-free bump pointer and its rollback"));

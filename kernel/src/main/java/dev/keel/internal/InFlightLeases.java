@@ -42,7 +42,7 @@ import org.jspecify.annotations.Nullable;
  *
  * <p><b>Marks.</b> The lessee writes its lease's depth (calls of this thread in flight in this
  * arena; a backend call of the arena may call malloc or free on the same thread) with release
- * stores, plain stores on x86 and ARM: {@link #enter()} adds one, {@link #exit} takes one away.
+ * stores (x86: {@code mov}, AArch64: {@code stlr}): {@link #enter()} adds one, {@link #exit} takes one away.
  * What makes a mark visible to a closer in time is the caller's own next synchronizing step, the
  * one that admits the call: the bump's compare-and-set on the arena's {@code next}, which also
  * holds its state, or the table lock under which a free checks the state ({@code VmmArena}'s
