@@ -30,6 +30,11 @@ import org.junit.jupiter.params.provider.ValueSource;
  * the mapping tables from those comments and fails when docs/mapping.md differs (a regenerated
  * copy is written to {@code kernel/target/mapping-tables.md} to paste in), when a comment names an
  * action the spec does not define, or when a spec action has no statement at all.
+ *
+ * <p>{@code KeelSystem} merges the other specs rather than refining them, so most of its actions
+ * are performed by statements that carry the merged specs' names, and it has no mapping table: a
+ * {@code // KeelSystem: Action} comment marks only a step the composition adds, and must name an
+ * action {@code KeelSystem.tla} defines.
  */
 class SpecMappingTest {
 
@@ -53,6 +58,9 @@ class SpecMappingTest {
                     "GuardStep", "OpStep", "CloserProgress", "CloserStep", "Next", "KernelOwn"),
             "LockOrdering", Set.of("CallerEnter", "CallerExit", "ThreadNext", "AllocStep", "Next"),
             "ReclaimDevices", Set.of("Drop", "JvmCollect", "DeviceNext", "Next", "RoundStep", "CleanerStep"));
+
+    /** One {@code // KeelSystem: Action[, Action]} comment: a step of the composition. */
+    private static final Pattern COMPOSED_COMMENT = Pattern.compile("//\\s*(KeelSystem):\\s*([^/]+)");
 
     /** One {@code // Spec: Action[, Action]} comment; a line may carry several, one per spec. */
     private static final Pattern COMMENT =
@@ -194,8 +202,52 @@ class SpecMappingTest {
     }
 
     private static List<Site> sites() throws IOException {
+        return sites(SOURCES, COMMENT);
+    }
+
+    @Test
+    void everyKeelSystemCommentNamesAnActionOfTheComposition() throws IOException {
+        Path tla = ROOT.resolve("spec/tla/KeelSystem.tla");
+        assumeTrue(Files.exists(tla) && Files.isDirectory(SOURCES), "run from the repository's kernel module");
+        List<Site> sites = sites(SOURCES, COMPOSED_COMMENT);
+        assertTrue(!sites.isEmpty(), "no // KeelSystem: comment found: the pattern no longer matches the kernel's");
+        assertEquals(List.of(), unknownActions(sites, Files.readString(tla)),
+                "// KeelSystem: comments name actions KeelSystem.tla does not define");
+    }
+
+    /** Proves the KeelSystem check can fail: a misspelt action and a helper that is no step are reported. */
+    @Test
+    void aKeelSystemCommentNamingNoActionIsNoticed(@org.junit.jupiter.api.io.TempDir Path sources) throws IOException {
+        Files.writeString(sources.resolve("Arena.java"), String.join("\n",
+                "final class Arena {",
+                "    void close() {",
+                "        hostLock.unlock();           // KeelSystem: CloseYield // Trace before: CloseYield",
+                "        hostLock.lock();             // KeelSystem: CloseRehst",
+                "        counted++;                   // KeelSystem: CloseSeal, Holding",
+                "    }",
+                "}"));
+        String tla = String.join("\n",
+                "CloseYield(c) ==",
+                "    /\\ pc' = [pc EXCEPT ![c] = \"begin\"]",
+                "CloseRehost(c) ==",
+                "    /\\ pc' = [pc EXCEPT ![c] = \"done\"]",
+                "CloseSeal(c) ==",
+                "    /\\ state' = \"SEALED\"",
+                "Holding(c) == c \\in holders",
+                "");
+        List<Site> sites = sites(sources, COMPOSED_COMMENT);
+        assertEquals(4, sites.size(), sites.toString());
+        assertEquals(List.of("CloseRehst", "Holding"), unknownActions(sites, tla));
+    }
+
+    private static List<String> unknownActions(List<Site> sites, String tla) {
+        List<String> actions = actions(tla, Set.of());
+        return sites.stream().map(Site::action).filter(a -> !actions.contains(a)).distinct().collect(Collectors.toList());
+    }
+
+    private static List<Site> sites(Path sources, Pattern comment) throws IOException {
         List<Path> files;
-        try (Stream<Path> walk = Files.walk(SOURCES)) {
+        try (Stream<Path> walk = Files.walk(sources)) {
             files = walk.filter(p -> p.toString().endsWith(".java")).sorted().collect(Collectors.toList());
         }
         List<Site> sites = new ArrayList<>();
@@ -203,7 +255,7 @@ class SpecMappingTest {
             List<String> lines = Files.readAllLines(file);
             String className = file.getFileName().toString().replace(".java", "");
             for (int i = 0; i < lines.size(); i++) {
-                Matcher m = COMMENT.matcher(lines.get(i));
+                Matcher m = comment.matcher(lines.get(i));
                 if (!m.find()) {
                     continue;
                 }
