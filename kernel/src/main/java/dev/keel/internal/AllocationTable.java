@@ -103,7 +103,7 @@ import org.jspecify.annotations.Nullable;
  * with a volatile write or a second atomic instruction. Measured as thread CPU time per
  * put+remove pair on this project's 2-core machines, the table took about 30 ns with each of
  * those three and 16 ns with this lock (docs/performance.md). A waiter spins briefly
- * ({@link Thread#onSpinWait}) and then yields, so a holder that the scheduler preempted gets a CPU
+ * ({@link Thread#onSpinWait}, some tens of microseconds) and then yields, so a holder that the scheduler preempted gets a CPU
  * back, and a virtual thread yields its carrier instead of pinning it. The lock is not fair: a
  * waiter can lose the race again and again, which the shortness of every critical section (and
  * one lock per operation) makes harmless in practice but not impossible. The same pattern guards
@@ -408,8 +408,16 @@ public final class AllocationTable {
     /** One open addressing table; every other field is guarded by {@code locked}. */
     private static final class Segment extends SegmentPadding {
         private static final VarHandle LOCKED;
-        /** Busy-wait this many times before yielding the CPU to a possibly preempted holder. */
-        private static final int SPINS_BEFORE_YIELD = 64;
+        /**
+         * Busy-wait this many times (some tens of microseconds) before yielding the CPU to a
+         * possibly preempted holder. A holder that runs leaves within that: its critical section
+         * never blocks, though its probes of a large segment miss the cache (hundreds of
+         * nanoseconds). A virtual thread that yields keeps its call in flight until the scheduler
+         * runs it again, behind every runnable virtual thread: with 64 spins, 200,000 virtual
+         * threads on two cores yielded tens of thousands of times per round and kept hundreds of
+         * calls in flight (docs/decisions.md, "Many threads").
+         */
+        private static final int SPINS_BEFORE_YIELD = 1024;
 
         static {
             try {
