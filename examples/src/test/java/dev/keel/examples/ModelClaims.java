@@ -23,7 +23,10 @@ import java.util.stream.Stream;
  * its {@code CONSTANTS}. Used by {@link ModelClaimsTest}.
  *
  * <ul>
- *   <li><b>Bounds.</b> In a table with a {@code bounds} column, each {@code `MCName`: ...} of that
+ *   <li><b>Bounds.</b> In a table with a {@code bounds} column whose rows begin with a model's name,
+ *       the cell must begin with {@link #bounds the phrase made from the model's constants}
+ *       (what follows a {@code ;} is free). In any other table with a {@code bounds} column, each
+ *       {@code `MCName`: ...} of that
  *       column (up to the next {@code ;}) must be {@link #bounds the phrase made from the model's
  *       constants}, marked {@code (deep)} exactly when the model's tier is deep (a parenthesis
  *       after the name may say more: {@code `MCName` (deep, under fairness): ...}); a row whose
@@ -129,7 +132,8 @@ final class ModelClaims {
                 parts.add(count(Integer.parseInt(c.get("InitialSlots")), "slot") + " at first, up to " + c.get("MaxSlots"));
             }
         } else if (c.containsKey("HostThreads")) {
-            parts.add(size(c.get("HostThreads")) + " host + " + count(size(c.get("NativeThreads")), "native thread"));
+            int hosts = size(c.get("HostThreads"));
+            parts.add((hosts == 0 ? "" : hosts + " host + ") + count(size(c.get("NativeThreads")), "native thread"));
             parts.add(count(Integer.parseInt(c.get("Capacity")), "unit") + " (" + c.get("InitGarbage") + " garbage)");
             parts.add(count(Integer.parseInt(c.get("MaxAttempts")), "try"));
             if ("TRUE".equals(c.get("Deadline"))) {
@@ -138,7 +142,7 @@ final class ModelClaims {
         } else if (c.containsKey("Arenas")) {
             int users = size(c.get("Users"));
             int hosts = size(c.get("HostUsers"));
-            parts.add(hosts + " host + " + count(users - hosts, "native user") + " × "
+            parts.add((hosts == 0 ? "" : hosts + " host + ") + count(users - hosts, "native user") + " × "
                     + count(Integer.parseInt(c.get("OpsPerUser")), "buffer"));
             parts.add(count(size(c.get("Arenas")), "arena"));
             parts.add("a " + size(c.get("Units")) + "-unit device");
@@ -206,7 +210,16 @@ final class ModelClaims {
     private List<String> row(List<String> cells, List<String> header) {
         List<String> problems = new ArrayList<>();
         int bounds = header.indexOf("bounds");
-        if (bounds >= 0 && bounds < cells.size()) {
+        Matcher rowModel = cells.isEmpty() ? null : ROW_MODEL.matcher(cells.get(0));
+        if (bounds > 0 && bounds < cells.size() && rowModel != null && rowModel.matches()) {
+            Model model = models.get(rowModel.group(1));
+            String cell = cells.get(bounds);
+            String expected = model == null ? cell : bounds(model);
+            if (!cell.equals(expected) && !cell.startsWith(expected + ";")) {
+                problems.add("the bounds of " + rowModel.group(1) + " are '" + cell + "'; its .cfg says '" + expected
+                        + "' (then, after a ';', what it checks)");
+            }
+        } else if (bounds >= 0 && bounds < cells.size()) {
             Matcher b = BOUND.matcher(cells.get(bounds));
             int found = 0;
             while (b.find()) {

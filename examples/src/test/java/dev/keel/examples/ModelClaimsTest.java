@@ -137,6 +137,19 @@ class ModelClaimsTest {
     }
 
     @Test
+    void aModelTablesBoundsCellMustBeginWithTheCfgsBounds(@TempDir Path repo) throws IOException {
+        String table = "| model | tier | bounds | expected |\n| --- | --- | --- | --- |\n"
+                + "| `MCInFlightLeases` | ci | " + LEASES_BOUNDS + "; `Refines` | ok |\n"
+                + "| `MCLockOrderingDeep` | deep | 2 host + 2 native threads, 2 units (1 garbage), 2 tries | ok |\n"
+                + "| `MCInFlightLeases` | ci | " + LEASES_BOUNDS.replace("up to 2", "up to 3") + " | ok |\n"
+                + "| `MCLockOrderingDeep` | deep | 2 host + 2 native threads, 2 units (1 garbage), 2 tries, more | ok |\n";
+        List<String> problems = problems(repo, table);
+        assertEquals(2, problems.size(), problems.toString());
+        assertTrue(problems.get(0).contains("a-page.md:11:") && problems.get(0).contains("up to 3"), problems.toString());
+        assertTrue(problems.get(1).contains("a-page.md:12:") && problems.get(1).contains("MCLockOrderingDeep"), problems.toString());
+    }
+
+    @Test
     void anExpectedOutcomeInProseThatDiffersFromTheCfgIsReported(@TempDir Path repo) throws IOException {
         String prose = "- **(v) `InFlightDrainMutantAbortKeepsLock`: an aborting close keeps the lock**\n"
                 + "  (a missing `finally`) — expect `liveness` (`CloseTerminates`).\n"
