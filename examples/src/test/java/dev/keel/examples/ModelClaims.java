@@ -34,6 +34,8 @@ import java.util.stream.Stream;
  *   <li><b>Tier and expected outcome.</b> In a table with a {@code tier} column, a row that
  *       begins with a model's name must give its tier, and in an {@code expect}/{@code expected}/
  *       {@code expects} column its expected outcome, as the {@code .cfg} says.</li>
+ *   <li><b>Every model listed.</b> {@code docs/specs.md} has a table row for every model of
+ *       {@code spec/tla/} ({@link #unlisted}).</li>
  *   <li><b>Expected outcome in prose.</b> {@code expect `X`} after a spec mutant's name in the
  *       same paragraph: {@code X} must be the expected outcome of one of that mutant's models.</li>
  * </ul>
@@ -259,6 +261,27 @@ final class ModelClaims {
             }
         }
         return problems;
+    }
+
+    /** The models of spec/tla/ that no table row of {@code page} with a tier column begins with. */
+    List<String> unlisted(Path page) {
+        Set<String> listed = new LinkedHashSet<>();
+        List<String> header = List.of();
+        for (String line : lines(page.toAbsolutePath().normalize())) {
+            if (!line.startsWith("|")) {
+                header = List.of();
+            } else if (header.isEmpty()) {
+                header = cells(line).stream().map(c -> c.toLowerCase(Locale.ROOT)).toList();
+            } else if (header.contains("tier")) {
+                Matcher name = ROW_MODEL.matcher(cells(line).get(0));
+                if (name.matches()) {
+                    listed.add(name.group(1));
+                }
+            }
+        }
+        List<String> missing = new ArrayList<>(models.keySet());
+        missing.removeAll(listed);
+        return missing;
     }
 
     /**

@@ -39,6 +39,20 @@ class ModelClaimsTest {
     }
 
     @Test
+    void specsMdHasARowForEveryModel() {
+        assertEquals(List.of(), new ModelClaims(ROOT).unlisted(ROOT.resolve("docs/specs.md")),
+                "models of spec/tla/ that no table of docs/specs.md lists with its tier and bounds");
+    }
+
+    @Test
+    void aModelWithoutARowIsReported(@TempDir Path repo) throws IOException {
+        Path page = repository(repo, "| model | tier | bounds | expected |\n| --- | --- | --- | --- |\n"
+                + "| `MCInFlightLeases` | ci | " + LEASES_BOUNDS + " | ok |\n\n"
+                + "`MCLockOrderingDeep` is named, but in no table.\n");
+        assertEquals(List.of("MCInFlightDrainMutantAbortKeepsLock", "MCLockOrderingDeep"), new ModelClaims(repo).unlisted(page));
+    }
+
+    @Test
     void theDeepRecordNamesEveryDeepModelAndWhetherItsSpecChangedSinceTheRun() {
         Assumptions.assumeTrue(git(ROOT, "rev-parse", "--git-dir") == 0, "not a git checkout: the commits cannot be compared");
         ModelClaims claims = new ModelClaims(ROOT);
