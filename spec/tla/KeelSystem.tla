@@ -25,6 +25,16 @@
 (* for the whole close, as a host thread does around any blocking call,   *)
 (* and takes it back once the close has ended.                             *)
 (*                                                                         *)
+(* The configuration is what the API admits: every arena on the one      *)
+(* device, the one GcReclaimer on that device, and each arena's close      *)
+(* letting go of that reclaimer's host lock, which the kernel takes from  *)
+(* the device (VmmArena learns its device from its backend's allocations   *)
+(* and refuses a second device, a host lock other than the device's, or a *)
+(* reclaimer on a second device).  HostLockIgnoredBy names the arenas     *)
+(* whose close would ignore the device's host lock: none, under the API;  *)
+(* MCKeelSystemMutantHostLockIgnored overrides it with the wiring the API *)
+(* admitted when the lock had to be repeated on the arena's builder.       *)
+(*                                                                         *)
 (* A faithful merge of the three specs, not an instance of them: each      *)
 (* arena has InFlightDrain's guard (a counter entered atomically with      *)
 (* seeing OPEN), LockOrdering's allocator mutex, host lock, single-flight *)
@@ -71,6 +81,14 @@ ASSUME /\ HostUsers \subseteq Users /\ HostClosers \subseteq Closers
        /\ CloseArena \in Arenas
        /\ OpsPerUser \in Nat /\ MaxAttempts \in Nat \ {0}
        /\ Interrupts \in BOOLEAN
+
+\* The arenas whose close ignores the host lock of the device's reclaimer
+\* (see the header): none.
+HostLockIgnoredBy == {}
+\* A host closer that lets go of the host lock for its close, and one that
+\* keeps it throughout (an arena in HostLockIgnoredBy).
+YieldsHost(c) == c \in HostClosers /\ CloseArena \notin HostLockIgnoredBy
+KeepsHost(c)  == c \in HostClosers /\ CloseArena \in HostLockIgnoredBy
 
 VARIABLES
     state,     \* per arena: "OPEN", "CLOSING", "SEALED" or "CLOSED"
@@ -473,21 +491,24 @@ CleanerFree ==
 \* acquisition it held since before the call and this release merge into a
 \* wait for the lock to be free).  Others may take it before CloseBegin.
 CloseYield(c) ==
-    /\ pc[c] = "begin" /\ c \in HostClosers /\ host = NoOne
+    /\ pc[c] = "begin" /\ YieldsHost(c) /\ host = NoOne
     /\ Goto(c, "yielded")
     /\ UNCHANGED <<state, inFlight, table, dev, unitOf, arenaOf, releases, buf, mutex,
                    host, collector, collected, waiters, late, opsLeft, at, grant,
                    attempts, hadHost, drained, cleanerPc, cleanerGrant, owed,
                    stranded, queue, resv, robbed>>
 
-\* CloseBegin: CLOSING.
+\* CloseBegin: CLOSING.  A host closer that keeps the host lock holds it
+\* from here on (its acquisition before the call, merged into this step).
 CloseBegin(c) ==
-    /\ pc[c] = IF c \in HostClosers THEN "yielded" ELSE "begin"
+    /\ pc[c] = IF YieldsHost(c) THEN "yielded" ELSE "begin"
+    /\ KeepsHost(c) => host = NoOne
     /\ state[CloseArena] = "OPEN"
     /\ state' = [state EXCEPT ![CloseArena] = "CLOSING"]
+    /\ host' = IF KeepsHost(c) THEN c ELSE host
     /\ Goto(c, "drain")
     /\ UNCHANGED <<inFlight, table, dev, unitOf, arenaOf, releases, buf, mutex,
-                   host, collector, collected, waiters, late, opsLeft, at, grant,
+                   collector, collected, waiters, late, opsLeft, at, grant,
                    attempts, hadHost, drained, cleanerPc, cleanerGrant, owed,
                    stranded, queue, resv, robbed>>
 
@@ -517,8 +538,9 @@ CloseCommit(c) ==
                    hadHost, cleanerPc, cleanerGrant, owed, stranded, queue, resv, robbed>>
 
 \* The close has ended: a host closer takes the host lock back (HostAcquire,
-\* merged with its later release).
-Ended(c) == Goto(c, IF c \in HostClosers THEN "rehost" ELSE "done")
+\* merged with its later release), or lets go of the one it kept.
+Ended(c) == /\ Goto(c, IF YieldsHost(c) THEN "rehost" ELSE "done")
+            /\ host' = IF KeepsHost(c) THEN NoOne ELSE host
 
 \* An interrupt during either wait: back to OPEN, table intact (CloseAbort).
 CloseAbort(c) ==
@@ -526,7 +548,7 @@ CloseAbort(c) ==
     /\ state' = [state EXCEPT ![CloseArena] = "OPEN"]
     /\ Ended(c)
     /\ UNCHANGED <<inFlight, table, dev, unitOf, arenaOf, releases, buf, mutex,
-                   host, collector, collected, waiters, late, opsLeft, at, grant,
+                   collector, collected, waiters, late, opsLeft, at, grant,
                    attempts, hadHost, drained, cleanerPc, cleanerGrant, owed,
                    stranded, queue, resv, robbed>>
 
@@ -558,7 +580,7 @@ CloseEnd(c) ==
     /\ pc[c] = "release" /\ drained[c] = {}
     /\ Ended(c)
     /\ UNCHANGED <<state, inFlight, table, dev, unitOf, arenaOf, releases, buf,
-                   mutex, host, collector, collected, waiters, late, opsLeft, at, grant,
+                   mutex, collector, collected, waiters, late, opsLeft, at, grant,
                    attempts, hadHost, drained, cleanerPc, cleanerGrant, owed, stranded, queue, resv, robbed>>
 
 CloseRehost(c) ==
