@@ -5,7 +5,10 @@
 # on the same machine in one go, alternately: the pair in a plain loop (PairLoop) for both kernels
 # and for ModelExpress's design in C++ (g++ -O2), round by round, summarised in
 # pair-loop-summary.txt; ThreadCountHarness with the landed kernel, then with the work tree's
-# (SKIP_THREADS=1 skips it); then PairReport (PairBenchmark's oneThread, twoThreads and twoThreadsThroughput
+# (SKIP_THREADS=1 skips it), under SerialGC (the harness's own options) and again under G1, the
+# JVM's default collector; then DeviceBufferScaling (DeviceBuffer allocate+close against the raw
+# pair, one thread and two, aged arenas) with the landed kernel, then the work tree's, under each
+# collector of SCALING_GCS (SKIP_SCALING=1 skips it); then PairReport (PairBenchmark's oneThread, twoThreads and twoThreadsThroughput
 # for VmmArena and ModelExpress+AllocationTable) with the landed kernel, then with the work tree's.
 # The landed kernel is built by bench/baseline-kernel.sh and put first on the class path, so every
 # dev.keel class comes from it; the harness prints where VmmArena was loaded from, and PairReport
@@ -21,6 +24,9 @@
 #   SKIP_THREADS  set: no ThreadCountHarness
 #   THREADS_OPTS  system properties for the harness, e.g. "-Dkeel.threads.rounds=5" (default: none,
 #                 the harness's defaults; see its class comment)
+#   SKIP_SCALING  set: no DeviceBufferScaling
+#   SCALING_GCS   collectors for DeviceBufferScaling (default "G1 Parallel Serial")
+#   SCALING_REPS  its repetitions per configuration (default 5)
 #   JMH_OPTS      JMH options (default: -f 1 -wi 5 -w 1s -i 5 -r 1s)
 #   JMH_JVM_ARGS  the forks' extra JVM options, one -jvmArgsAppend (default: -Xms2g -Xmx2g)
 set -euo pipefail
@@ -46,11 +52,16 @@ bench/baseline-kernel.sh "$commit" "$out/kernel-$commit.jar"
 work_tree="$root/bench/target/classes:$(cat "$root/bench/target/classpath.txt")"
 landed="$out/kernel-$commit.jar:$work_tree"
 
-threads() {   # label, file name part, class path
+threads() {   # label, file name part, class path[, extra JVM options]
   # shellcheck disable=SC2086
-  "$java" "@$root/bench/src/main/jvm/thread-count.args" -Dkeel.bench.label="$1" \
+  "$java" "@$root/bench/src/main/jvm/thread-count.args" ${4:-} -Dkeel.bench.label="$1" \
     -Dkeel.threads.results="$out/thread-count-$2.csv" -Dkeel.threads.svg="$out/thread-count-$2.svg" \
     ${THREADS_OPTS:-} -cp "$3" dev.keel.bench.ThreadCountHarness
+}
+
+scaling() {   # label, file name part, class path, collector (G1, Parallel or Serial)
+  "$java" -Xms2g -Xmx2g -XX:+AlwaysPreTouch "-XX:+Use$4GC" -Dkeel.bench.label="$1, $4" -cp "$3" \
+    dev.keel.bench.DeviceBufferScaling "$out/device-buffer-$2-$4.txt" "${SCALING_REPS:-5}"
 }
 
 pairs() {     # label, file name part, class path
@@ -78,6 +89,16 @@ done
 if [ -z "${SKIP_THREADS:-}" ]; then
   threads "landed $commit" landed "$landed"
   threads "work tree" worktree "$work_tree"
+  # The same under G1: the harness's options choose SerialGC, which these options override.
+  threads "landed $commit, G1" landed-g1 "$landed" "-XX:-UseSerialGC -XX:+UseG1GC"
+  threads "work tree, G1" worktree-g1 "$work_tree" "-XX:-UseSerialGC -XX:+UseG1GC"
+fi
+if [ -z "${SKIP_SCALING:-}" ]; then
+  for gc in ${SCALING_GCS:-G1 Parallel Serial}; do
+    scaling "landed $commit" landed "$landed" "$gc"
+    scaling "work tree" worktree "$work_tree" "$gc"
+  done
+  grep -H '^(a)\|^(b)\|^(c)' "$out"/device-buffer-*.txt | tee "$out/device-buffer-summary.txt"
 fi
 pairs "landed $commit" landed "$landed"
 pairs "work tree" worktree "$work_tree"

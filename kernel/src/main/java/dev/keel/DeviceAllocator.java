@@ -223,6 +223,7 @@ public final class DeviceAllocator {
             throw new IllegalStateException("re-entrant allocate on " + name + ": the calling thread holds its"
                     + " allocator lock (a pressure callback must call AllocatorLock.unlock() before allocating)");
         }
+        VmmArena.allocatingFrom(this); // an arena whose backend allocate calls this learns its device here
         PressureEvent event = null; // begun at the first failed try
         long reclaimed = 0L;
         int attempts = 0;
@@ -309,6 +310,14 @@ public final class DeviceAllocator {
         } finally {
             mutex.unlock(); // LockOrdering: FinalizerFree
         }
+    }
+
+    /**
+     * The host lock this device's collections take: its {@link GcReclaimer}'s, or
+     * {@link HostLock#NONE} without one. Every arena on the device lets go of it in a close.
+     */
+    HostLock hostLock() {
+        return callback instanceof GcReclaimer reclaimer ? reclaimer.hostLock() : HostLock.NONE;
     }
 
     /** The number of bytes this allocator manages. */

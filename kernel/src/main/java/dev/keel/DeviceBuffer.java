@@ -84,8 +84,24 @@ public final class DeviceBuffer implements AutoCloseable {
         this.arena = arena;
         this.size = size;
         this.site = LeakDetector.track(size);
-        arena.reclaimTracker().startCleaner(); // before the memory: a thread that cannot start leaves nothing to undo
+        ReclaimTracker known = arena.knownReclaimTracker(); // null until the arena's backend showed its device
+        if (known != null) {
+            known.startCleaner(); // before the memory: a thread that cannot start leaves nothing to undo
+        }
         this.va = arena.malloc(size, this); // ReclaimDevices: Allocate (held: the table holds this buffer)
+        if (known == null) {
+            startCleanerAfterMalloc();
+        }
+    }
+
+    /** The first buffers of an arena: its malloc taught the arena its device, and so its cleaner. */
+    private void startCleanerAfterMalloc() {
+        try {
+            arena.reclaimTracker().startCleaner();
+        } catch (RuntimeException | Error failure) {
+            arena.free(va);
+            throw failure;
+        }
     }
 
     /**

@@ -122,7 +122,9 @@ public final class GcReclaimer implements MemoryPressureCallback {
      * a device only if the arena's backend names the device's allocator.
      */
     static final String NO_BUFFERS = "; no DeviceBuffer is registered with this device at all: an arena's buffers"
-            + " count for it only if the arena's backend returns its DeviceAllocator from VmmBackend.deviceAllocator()";
+            + " count for it once the arena's backend has allocated from this DeviceAllocator inside the arena's"
+            + " malloc, on the malloc's thread (or names it in VmmBackend.deviceAllocator()); an arena whose first"
+            + " backend allocation took no memory from a device has none";
 
     private final HostLock hostLock;
     private final long cleanerDeadlineNanos;

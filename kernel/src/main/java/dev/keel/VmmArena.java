@@ -12,7 +12,9 @@ import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BooleanSupplier;
@@ -97,11 +99,32 @@ import org.jspecify.annotations.Nullable;
  * same thread) would wait for itself; it is refused with an {@link IllegalStateException}
  * instead: the thread has a call in flight, or holds the close lock.
  *
- * <p><b>Host lock.</b> With {@link Builder#hostLock}, a close called by a thread that holds the
- * host lock lets go of it for the whole close and takes it back before returning, as a host thread
- * releases its runtime lock around any blocking call: a malloc the close waits for may be
+ * <p><b>Device.</b> An arena learns its device from its backend: the {@link DeviceAllocator}
+ * that the backend's {@link VmmBackend#allocate} calls into, on the malloc's thread, during the
+ * arena's first allocations (or the one {@link VmmBackend#deviceAllocator()} names, from the
+ * start). While the arena does not know, each backend allocate runs with the arena as the
+ * thread's mapping context, and an allocation from a {@code DeviceAllocator} inside it binds the
+ * arena to that device: its {@link DeviceBuffer}s are then cleaned on the device's cleaner thread
+ * and its {@link GcReclaimer} waits for them, and a close takes the host lock of that
+ * reclaimer as the arena's. A backend allocate that returns without having allocated from a
+ * device makes the arena one without a device, for good: the context costs its mallocs nothing
+ * from then on. What the model covers ({@code KeelSystem}: one device under the arena, one
+ * reclaimer on that device, the arena's host lock that device's) is what the arena admits: a
+ * backend that allocates from a second device (or, while the arena learns, from a device after
+ * an allocate that took none), and a host lock named on the {@link Builder} other than the
+ * device's, are refused at the allocation that shows them (at {@link Builder#open()} for a device
+ * the backend names), with an {@link IllegalStateException} that says what to do. Not seen: a
+ * backend whose allocate takes device memory on another thread, or only on some calls after an
+ * arena's first; such an arena counts as one without a device.
+ *
+ * <p><b>Host lock.</b> A close called by a thread that holds the arena's host lock (its device's
+ * reclaimer's) lets go of it for the whole close and takes it back before returning, as a host
+ * thread releases its runtime lock around any blocking call: a malloc the close waits for may be
  * collecting garbage under memory pressure, which needs the host lock (spec {@code KeelSystem},
- * invariant {@code NoCircularWait}).
+ * invariant {@code NoCircularWait}). A close reads the device after announcing itself, and an
+ * allocation that binds the device reads the announcements after binding: so either the close
+ * knows the device's host lock, or the binding allocation sees the close and is refused with
+ * {@link ArenaClosedException} before it can wait for that lock.
  *
  * <h2>Invariants (names from {@code spec/tla/CasBump.tla}, {@code ArenaOps.tla} and
  * {@code InFlightLeases.tla})</h2>
@@ -266,7 +289,15 @@ public final class VmmArena implements AutoCloseable {
     /** The largest rounded request served from a thread's chunk; 0 without chunks. */
     private final long smallBytes;
     private final ArenaErrorHandler errorHandler;
-    private final HostLock hostLock;
+    /** The host lock the builder named (a deprecated second statement), or null: the device's. */
+    private final @Nullable HostLock namedHostLock;
+    /**
+     * What the arena knows of its device: null (nothing yet), its {@link DeviceAllocator}, or
+     * {@link #NO_DEVICE}. Set once, by a compare-and-set.
+     */
+    private final AtomicReference<@Nullable Object> wiring = new AtomicReference<>();
+    /** The closes between their start and their end, which a binding allocation reads. */
+    private final AtomicInteger closesUnderway = new AtomicInteger();
 
     /** The state ({@code << STATE_SHIFT}) and the bump pointer: the offset of the first unused byte. */
     private final AtomicLong next = new AtomicLong();
@@ -280,9 +311,8 @@ public final class VmmArena implements AutoCloseable {
     private final AtomicLong failedMallocs = new AtomicLong();
     private final AtomicLong failedReleases = new AtomicLong();
     private final ArenaCounters counters = new ArenaCounters();
-    /** The cleanings of this arena's buffers: its device's ({@link VmmBackend#deviceAllocator()}) or its own. */
-    private final ReclaimTracker reclaimTracker;
-    private final boolean ownTracker;
+    /** The cleanings of this arena's buffers if it has no device; null if it had one from the start. */
+    private final @Nullable ReclaimTracker ownTracker;
     /** Whether {@link #table} has joined the tracker's live set (with the first buffer; it leaves when the close commits). */
     private volatile boolean tableAttached;
 
@@ -304,8 +334,15 @@ public final class VmmArena implements AutoCloseable {
         }
     }
 
+    /** What {@link #wiring} holds once the arena knows that its backend allocates from no device. */
+    private static final Object NO_DEVICE = new Object();
+
+    /** The arena whose backend allocate runs on this thread, while it is learning its device. */
+    private static final ThreadLocal<@Nullable VmmArena> MAPPING = new ThreadLocal<>();
+
     private VmmArena(VmmBackend backend, long base, long totalBytes, long granularity,
-                     ArenaErrorHandler errorHandler, HostLock hostLock) {
+                     ArenaErrorHandler errorHandler, @Nullable HostLock namedHostLock,
+                     @Nullable DeviceAllocator device) {
         this.backend = backend;
         this.base = base;
         this.totalBytes = totalBytes;
@@ -316,10 +353,9 @@ public final class VmmArena implements AutoCloseable {
         this.smallBytes = chunked ? granularity * SMALL_GRANULES : 0;
         this.table = new AllocationTable(chunked ? Long.numberOfTrailingZeros(regionBytes) : 0);
         this.errorHandler = errorHandler;
-        this.hostLock = hostLock;
-        DeviceAllocator device = backend.deviceAllocator();
-        this.ownTracker = device == null;
-        this.reclaimTracker = device != null ? device.reclaimTracker()
+        this.namedHostLock = namedHostLock;
+        this.wiring.set(device);
+        this.ownTracker = device != null ? null
                 : new ReclaimTracker("arena-" + ARENAS_OPENED.incrementAndGet(), DeviceBuffer::cleaningOf);
         this.leases = new InFlightLeases(); // Trace open: ArenaOpen total=totalBytes granularity=granularity slots=InFlightLeases.firstChunkSlots() // Trace alias: leases
     }
@@ -345,7 +381,7 @@ public final class VmmArena implements AutoCloseable {
         private final VmmBackend backend;
         private long totalBytes = DEFAULT_TOTAL_BYTES;
         private ArenaErrorHandler errorHandler = ArenaErrorHandler.logging();
-        private HostLock hostLock = HostLock.NONE;
+        private @Nullable HostLock hostLock;
 
         private Builder(VmmBackend backend) {
             this.backend = Objects.requireNonNull(backend, "backend");
@@ -367,12 +403,17 @@ public final class VmmArena implements AutoCloseable {
         }
 
         /**
-         * The host lock of the runtime whose threads use this arena, the one its device's
-         * {@link GcReclaimer} takes; default {@link HostLock#NONE}. A close by a thread that holds
-         * it lets go of it until the close returns (see {@link VmmArena#close()}). Without it, a
-         * close by a holder of the host lock can wait for ever for a malloc whose collection needs
-         * that lock.
+         * The host lock of the runtime whose threads use this arena. A close by a thread that
+         * holds it lets go of it until the close returns (see {@link VmmArena#close()}).
+         *
+         * @deprecated An arena takes the host lock of its device's {@link GcReclaimer} itself,
+         * once it knows its device (see the class comment), so there is nothing to repeat here.
+         * A lock named here is checked against the device's: a different one is refused with
+         * {@link IllegalStateException} when the device becomes known, since a close that let go
+         * of another lock could wait for ever for a malloc whose collection needs the device's.
+         * Named on an arena without a device, it is the lock its closes let go of, as before.
          */
+        @Deprecated
         public Builder hostLock(HostLock hostLock) {
             this.hostLock = Objects.requireNonNull(hostLock, "hostLock");
             return this;
@@ -397,10 +438,14 @@ public final class VmmArena implements AutoCloseable {
                 throw new IllegalArgumentException("totalBytes " + totalBytes + " rounded up to the granularity "
                         + granularity + " exceeds " + MAX_TOTAL_BYTES);
             }
+            DeviceAllocator device = backend.deviceAllocator();
+            if (device != null) {
+                checkHostLock(hostLock, device, backend + "'s arena");
+            }
             long base = backend.reserve(total);
             try {
                 checkReservedRange(base, total, granularity);
-                return new VmmArena(backend, base, total, granularity, errorHandler, hostLock);
+                return new VmmArena(backend, base, total, granularity, errorHandler, hostLock, device);
             } catch (RuntimeException | Error failure) {
                 try {
                     backend.releaseReserve(base, total);
@@ -409,6 +454,21 @@ public final class VmmArena implements AutoCloseable {
                 }
                 throw failure;
             }
+        }
+    }
+
+    /**
+     * Refuses a host lock named on the builder that is not {@code device}'s (when the device's
+     * reclaimer has one): a close by its holder would not let go of the lock the device's
+     * collections take.
+     */
+    private static void checkHostLock(@Nullable HostLock named, DeviceAllocator device, String arena) {
+        HostLock devices = device.hostLock();
+        if (named != null && named != HostLock.NONE && devices != HostLock.NONE && named != devices) {
+            throw new IllegalStateException(arena + " names the host lock " + named + " but its device " + device.name()
+                    + " collects under " + devices + ": a close by a holder of the device's lock would keep it while"
+                    + " it waits for a malloc whose collection needs it. Remove hostLock(...) from the arena's"
+                    + " builder; the arena takes its device's host lock");
         }
     }
 
@@ -607,13 +667,76 @@ public final class VmmArena implements AutoCloseable {
 
     private long allocateBacking(InFlightLeases.Lease lease, long va, long offset, long aligned) {
         long handle;
+        boolean learning = wiring.get() != NO_DEVICE;
+        @Nullable VmmArena outer = learning ? enterMapping() : null;
         try {
             handle = backend.allocate(va, aligned);            // CasBump: BackendOk, BackendFail // ChunkBump: BackendOk, BackendFail // Trace after: BackendOk
         } catch (Throwable failure) {
+            if (learning) {
+                MAPPING.set(outer);
+            }
             giveBackOrLeak(lease, offset, aligned);            // ArenaOps: MallocGiveBack // Trace before: BackendFail
             throw failure;
         }
+        if (learning) {
+            MAPPING.set(outer);
+            wiring.compareAndSet(null, NO_DEVICE); // an allocate that bound no device: the backend takes from none
+        }
         return handle;
+    }
+
+    /** Makes this arena the thread's mapping context; returns the one it replaces (a nested call's). */
+    private @Nullable VmmArena enterMapping() {
+        @Nullable VmmArena outer = MAPPING.get();
+        MAPPING.set(this);
+        return outer;
+    }
+
+    /**
+     * Called by {@code device} at the start of each allocation: if the thread is inside a backend
+     * allocate of an arena that still learns its device, binds that arena to {@code device}, or
+     * refuses a binding the model does not cover (see the class comment).
+     */
+    static void allocatingFrom(DeviceAllocator device) {
+        @Nullable VmmArena arena = MAPPING.get();
+        if (arena != null) {
+            arena.bind(device);
+        }
+    }
+
+    private void bind(DeviceAllocator device) {
+        Object known = wiring.get();
+        if (known == device) {
+            return;
+        }
+        if (known == null) {
+            checkHostLock(namedHostLock, device, toString());
+            if (wiring.compareAndSet(null, device)) {
+                refuseBindingDuringClose(device);
+                return;
+            }
+            known = wiring.get();
+            if (known == device) {
+                return;
+            }
+        }
+        throw new IllegalStateException(this + "'s backend allocates from " + device.name() + " but "
+                + (known instanceof DeviceAllocator bound ? "the arena's memory comes from " + bound.name()
+                        : "an earlier allocation of the arena took memory from no device")
+                + ": a device's reclaimer waits only for its own device's buffers. Give each device arenas of"
+                + " their own, over backends that allocate from that device on every call");
+    }
+
+    /**
+     * After binding: a close announced before the binding read no device, so it may hold the
+     * device's host lock while it waits for this malloc; the malloc is refused before it can
+     * wait for that lock. A close announced after the binding reads the device.
+     */
+    private void refuseBindingDuringClose(DeviceAllocator device) {
+        if (namedHostLock == null && device.hostLock() != HostLock.NONE && closesUnderway.get() > 0) {
+            throw new ArenaClosedException(this + " is being closed while its first allocation learnt its device "
+                    + device.name() + "; the close did not know that device's host lock");
+        }
     }
 
     /**
@@ -687,7 +810,7 @@ public final class VmmArena implements AutoCloseable {
      * can take a buffer for garbage only after the buffer was returned, so after this.
      */
     private void attachTable() {
-        reclaimTracker.attach(table);
+        reclaimTracker().attach(table);
         tableAttached = true;
     }
 
@@ -849,16 +972,21 @@ public final class VmmArena implements AutoCloseable {
 
     private List<Allocation> closeAndDrain(@Nullable Duration timeout, long deadline) {
         refuseReentrantClose();                                // ArenaOps: CloseRefused
-        boolean yielded = yieldHostLock();                     // KeelSystem: CloseYield
+        closesUnderway.incrementAndGet();
         try {
-            lockForClose("drain", timeout, deadline);          // ArenaOps: CloseLock
+            boolean yielded = yieldHostLock();                 // KeelSystem: CloseYield
             try {
-                return drainLocked(timeout, deadline);
+                lockForClose("drain", timeout, deadline);      // ArenaOps: CloseLock
+                try {
+                    return drainLocked(timeout, deadline);
+                } finally {
+                    unlockClose();                             // ArenaOps: CloseUnlock
+                }
             } finally {
-                unlockClose();                                 // ArenaOps: CloseUnlock
+                retakeHostLock(yielded);
             }
         } finally {
-            retakeHostLock(yielded);
+            closesUnderway.decrementAndGet();
         }
     }
 
@@ -905,24 +1033,41 @@ public final class VmmArena implements AutoCloseable {
 
     private void close(@Nullable Duration timeout, long deadline) {
         refuseReentrantClose();                                // ArenaOps: CloseRefused
-        boolean yielded = yieldHostLock();                     // KeelSystem: CloseYield
+        closesUnderway.incrementAndGet();
         try {
-            lockForClose("close", timeout, deadline);          // ArenaOps: CloseLock
+            boolean yielded = yieldHostLock();                 // KeelSystem: CloseYield
             try {
-                RuntimeException first = null;
-                for (Allocation record : drainLocked(timeout, deadline)) {
-                    first = firstOf(first, release(record.va(), record.size(), record.handle())); // ArenaOps: DrainRelease // Trace after: DrainRelease va=record.va()-base
-                }
-                first = firstOf(first, releaseReserveOnce());
-                if (first != null) {
-                    throw first;
+                lockForClose("close", timeout, deadline);      // ArenaOps: CloseLock
+                try {
+                    RuntimeException first = null;
+                    for (Allocation record : drainLocked(timeout, deadline)) {
+                        first = firstOf(first, release(record.va(), record.size(), record.handle())); // ArenaOps: DrainRelease // Trace after: DrainRelease va=record.va()-base
+                    }
+                    first = firstOf(first, releaseReserveOnce());
+                    if (first != null) {
+                        throw first;
+                    }
+                } finally {
+                    unlockClose();                             // ArenaOps: CloseUnlock
                 }
             } finally {
-                unlockClose();                                 // ArenaOps: CloseUnlock
+                retakeHostLock(yielded);
             }
         } finally {
-            retakeHostLock(yielded);
+            closesUnderway.decrementAndGet();
         }
+    }
+
+    /**
+     * The host lock a close lets go of: the one the builder named, else that of the device's
+     * reclaimer once the arena knows its device, else none.
+     */
+    HostLock hostLock() {
+        if (namedHostLock != null) {
+            return namedHostLock;
+        }
+        Object known = wiring.get();
+        return known instanceof DeviceAllocator device ? device.hostLock() : HostLock.NONE;
     }
 
     /**
@@ -930,6 +1075,7 @@ public final class VmmArena implements AutoCloseable {
      * event precedes the release, so that it precedes any other thread's acquisition.
      */
     private boolean yieldHostLock() {
+        HostLock hostLock = hostLock();
         if (!hostLock.isHeldByCurrentThread()) {
             return false;
         }
@@ -940,7 +1086,7 @@ public final class VmmArena implements AutoCloseable {
     /** Takes the host lock back after a close that let go of it, once nothing else is held. */
     private void retakeHostLock(boolean yielded) {
         if (yielded) {
-            hostLock.lock();                                   // KeelSystem: CloseRehost // Trace after: CloseRehost
+            hostLock().lock();                                 // KeelSystem: CloseRehost // Trace after: CloseRehost
         }
     }
 
@@ -1078,8 +1224,8 @@ public final class VmmArena implements AutoCloseable {
             long waited = System.nanoTime() - waitStart;
             List<Allocation> drained = table.snapshot();       // ArenaOps: CloseSnapshot // Trace: CloseSnapshot records=drained.size()
             commitClose();                                     // ArenaOps: CloseCommit // Trace: CloseCommit
-            if (ownTracker) {
-                reclaimTracker.stopCleaner(); // nothing left that a cleaning could free
+            if (ownTracker != null && !(wiring.get() instanceof DeviceAllocator)) {
+                ownTracker.stopCleaner(); // nothing left that a cleaning could free
             }
             counters.drained(waited);
             commit(event, drained.size(), waited, "drained");
@@ -1106,7 +1252,7 @@ public final class VmmArena implements AutoCloseable {
      */
     private void commitClose() {
         if (tableAttached) {
-            reclaimTracker.orphanOwners(table); // its buffers' entries stay live
+            reclaimTracker().orphanOwners(table); // its buffers' entries stay live
         }
         table.clear();
         moveTo(CLOSED);
@@ -1288,9 +1434,25 @@ public final class VmmArena implements AutoCloseable {
                 counters.freedByCleanerCount(), counters.leaksReportedCount(), counters.lastDrainNanos());
     }
 
-    /** The monitoring counters (DeviceBuffer counts its cleaner frees and leak reports here). */
+    /**
+     * The cleanings of this arena's buffers: its device's once it knows one, else its own. Asked
+     * by a buffer after its malloc (the malloc's backend allocate has taught the arena its device),
+     * or before it where {@link #knownReclaimTracker()} answers.
+     */
     ReclaimTracker reclaimTracker() {
-        return reclaimTracker;
+        Object known = wiring.get();
+        return known instanceof DeviceAllocator device ? device.reclaimTracker() : Objects.requireNonNull(ownTracker);
+    }
+
+    /** {@link #reclaimTracker()}, or null while the arena does not know yet whether it has a device. */
+    @Nullable ReclaimTracker knownReclaimTracker() {
+        return wiring.get() == null ? null : reclaimTracker();
+    }
+
+    /** The device the arena's memory comes from, once known; null without one or before. */
+    @Nullable DeviceAllocator device() {
+        Object known = wiring.get();
+        return known instanceof DeviceAllocator device ? device : null;
     }
 
     ArenaCounters counters() {

@@ -51,11 +51,14 @@ public interface VmmBackend {
 
     /**
      * The allocator of this device's physical memory, if the backend takes its memory from one
-     * ({@code SimulatedDevice}, a capacity wrapper); {@code null} (the default) if not. A
-     * {@link DeviceBuffer} of an arena on this backend is cleaned on that allocator's device, and
-     * the allocator's {@link GcReclaimer} waits for it and for no other device's buffers. Without
-     * an allocator the arena is a device of its own. A wrapper around another backend answers as
-     * the backend it wraps.
+     * and says so from the start; {@code null} (the default) otherwise. Nothing depends on
+     * overriding it: an arena learns its device from the first allocations its backend makes from
+     * a {@link DeviceAllocator} inside the arena's mallocs ({@link VmmArena}'s class comment), and
+     * its {@link DeviceBuffer}s are then cleaned on that device, whose {@link GcReclaimer} waits
+     * for them, and its closes let go of that reclaimer's host lock. A backend that names its
+     * allocator here has the arena bound from {@link VmmArena.Builder#open()}, where a host lock
+     * named on the arena's builder is checked against the device's. A wrapper around another
+     * backend answers as the backend it wraps.
      */
     default @Nullable DeviceAllocator deviceAllocator() {
         return null;

@@ -157,7 +157,22 @@ class KernelTestMutantTest {
                             if (!allocated) {
                                 handOff(share);
                             }
-                        """, "if (allocated) { reserved -= w.share; w.share = 0; } // MUTANT: a share not used is kept\n"));
+                        """, "if (allocated) { reserved -= w.share; w.share = 0; } // MUTANT: a share not used is kept\n")),
+        DEVICE_NOT_LEARNT("an arena never learns the device its backend allocates from: its buffers' garbage counts for no device",
+                List.of("dev.keel.DeviceWiringTest#aBackendOverADeviceAllocatorGetsItsReclamationWithoutDeclaringIt"),
+                new Patch("dev/keel/DeviceAllocator.java",
+                        "VmmArena.allocatingFrom(this);",
+                        "// MUTANT: the calling arena is not bound")),
+        CLOSE_IGNORES_DEVICE_HOST_LOCK("a close lets go only of a host lock named on the arena's builder, not of its device's (spec KeelSystem, MCKeelSystemMutantHostLockIgnored)",
+                List.of("dev.keel.DeviceWiringTest#aHostLockHoldersCloseLetsGoOfTheDevicesHostLockConfiguredOnce"),
+                new Patch("dev/keel/VmmArena.java",
+                        "return known instanceof DeviceAllocator device ? device.hostLock() : HostLock.NONE;",
+                        "return HostLock.NONE; // MUTANT: the device's host lock ignored")),
+        BINDING_IGNORES_CLOSE("a first allocation that learns its device while a close is under way goes on, though the close did not know the device's host lock",
+                List.of("dev.keel.DeviceWiringTest#aFirstAllocationThatLearnsItsDeviceDuringACloseIsRefused"),
+                new Patch("dev/keel/VmmArena.java",
+                        "if (namedHostLock == null && device.hostLock() != HostLock.NONE && closesUnderway.get() > 0) {",
+                        "if (false) { // MUTANT: the close under way not read"));
 
         final String description;
         final List<String> tests;
@@ -179,7 +194,7 @@ class KernelTestMutantTest {
      */
     static Stream<Mutant> slowestFirst() {
         Set<Mutant> slowest = EnumSet.of(Mutant.DEADLINE_IGNORED, Mutant.SHARED_TRACKER,
-                Mutant.STARTED_CLEANING_NOT_SCANNED, Mutant.NOT_REPORTED);
+                Mutant.STARTED_CLEANING_NOT_SCANNED, Mutant.NOT_REPORTED, Mutant.CLOSE_IGNORES_DEVICE_HOST_LOCK);
         return Stream.of(Mutant.values()).sorted(Comparator.comparing(mutant -> !slowest.contains(mutant)));
     }
 
