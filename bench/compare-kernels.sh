@@ -28,7 +28,9 @@
 #   SCALING_GCS   collectors for DeviceBufferScaling (default "G1 Parallel Serial")
 #   SCALING_REPS  its repetitions per configuration (default 5)
 #   JMH_OPTS      JMH options (default: -f 1 -wi 5 -w 1s -i 5 -r 1s)
-#   JMH_JVM_ARGS  the forks' extra JVM options, one -jvmArgsAppend (default: -Xms2g -Xmx2g)
+#   JMH_JVM_ARGS  the forks' extra JVM options, one -jvmArgsAppend (default: -Xms2g -Xmx2g
+#                 -XX:+AlwaysPreTouch: a fork that touches its heap for the first time while it
+#                 measures pays page faults per object allocated, see docs/decisions.md)
 set -euo pipefail
 
 if [ $# -ne 1 ]; then
@@ -67,7 +69,7 @@ scaling() {   # label, file name part, class path, collector (G1, Parallel or Se
 pairs() {     # label, file name part, class path
   # shellcheck disable=SC2086
   "$java" -Dkeel.bench.label="$1" -cp "$3" dev.keel.bench.PairReport \
-    ${JMH_OPTS:--f 1 -wi 5 -w 1s -i 5 -r 1s} -jvmArgsAppend "${JMH_JVM_ARGS:--Xms2g -Xmx2g}" \
+    ${JMH_OPTS:--f 1 -wi 5 -w 1s -i 5 -r 1s} -jvmArgsAppend "${JMH_JVM_ARGS:--Xms2g -Xmx2g -XX:+AlwaysPreTouch}" \
     -rf json -rff "$out/pairs-$2.json"
 }
 

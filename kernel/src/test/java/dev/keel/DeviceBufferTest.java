@@ -350,35 +350,18 @@ class DeviceBufferTest {
      * Unmapping takes {@code unmapMillis}, as on a real device, so a reclaimer that does not wait
      * for the cleaner retries before the memory is back.
      */
-    static final class AllocatorBackend implements VmmBackend {
-        private final DeviceAllocator device;
-        private final long granularity;
+    static final class AllocatorBackend extends DeviceWiringTest.UserBackend {
         private final long unmapMillis;
 
         AllocatorBackend(DeviceAllocator device, long granularity, long unmapMillis) {
-            this.device = device;
-            this.granularity = granularity;
+            super(device, granularity);
             this.unmapMillis = unmapMillis;
         }
 
-        @Override
-        public long granularity() {
-            return granularity;
-        }
-
+        /** Named as well: the arena is bound from open, not at its first allocation. */
         @Override
         public DeviceAllocator deviceAllocator() {
             return device;
-        }
-
-        @Override
-        public long reserve(long bytes) {
-            return 1L << 40;
-        }
-
-        @Override
-        public long allocate(long va, long size) {
-            return device.allocate(size);
         }
 
         @Override
@@ -388,11 +371,7 @@ class DeviceBufferTest {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
-            device.free(handle);
-        }
-
-        @Override
-        public void releaseReserve(long base, long bytes) {
+            super.deallocate(va, size, handle);
         }
     }
 }

@@ -35,16 +35,22 @@ class DeviceWiringTest {
 
     /** A backend as a user writes one over a device: the five methods the interface requires. */
     static class UserBackend implements VmmBackend {
-        private final DeviceAllocator device;
+        final DeviceAllocator device;
+        private final long granularity;
         final AtomicInteger deallocations = new AtomicInteger();
 
         UserBackend(DeviceAllocator device) {
+            this(device, G);
+        }
+
+        UserBackend(DeviceAllocator device, long granularity) {
             this.device = device;
+            this.granularity = granularity;
         }
 
         @Override
         public long granularity() {
-            return G;
+            return granularity;
         }
 
         @Override
