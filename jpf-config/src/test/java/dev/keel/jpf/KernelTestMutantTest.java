@@ -172,7 +172,22 @@ class KernelTestMutantTest {
                 List.of("dev.keel.DeviceWiringTest#aFirstAllocationThatLearnsItsDeviceDuringACloseIsRefused"),
                 new Patch("dev/keel/VmmArena.java",
                         "if (namedHostLock == null && device.hostLock() != HostLock.NONE && closesUnderway.get() > 0) {",
-                        "if (false) { // MUTANT: the close under way not read"));
+                        "if (false) { // MUTANT: the close under way not read")),
+        SECOND_DEVICE_ADMITTED("a backend that allocates from a second device is served: that device's rounds never wait for this arena's buffers",
+                List.of("dev.keel.DeviceWiringTest#aBackendThatAllocatesFromTwoDevicesIsRefused"),
+                new Patch("dev/keel/VmmArena.java",
+                        "throw new IllegalStateException(this + \"'s backend allocates from \"",
+                        "if (false) throw new IllegalStateException(this + \"'s backend allocates from \"")),
+        NAMED_HOST_LOCK_UNCHECKED("a host lock named on the arena's builder is not checked against its device's",
+                List.of("dev.keel.DeviceWiringTest#anArenaThatNamesAnotherHostLockThanItsDevicesIsRefused"),
+                new Patch("dev/keel/VmmArena.java",
+                        "if (named != null && named != HostLock.NONE && devices != HostLock.NONE && named != devices) {",
+                        "if (false) { // MUTANT: the named host lock not checked")),
+        NO_DEVICE_NOT_LEARNT("an allocate that took no device memory does not settle the arena as one without a device",
+                List.of("dev.keel.DeviceWiringTest#anArenaWithoutADeviceKnowsItAfterItsFirstAllocation"),
+                new Patch("dev/keel/VmmArena.java",
+                        "wiring.compareAndSet(null, NO_DEVICE);",
+                        "// MUTANT: the arena keeps learning"));
 
         final String description;
         final List<String> tests;
