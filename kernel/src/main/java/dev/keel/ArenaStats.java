@@ -7,22 +7,47 @@ package dev.keel;
  *
  * @param state         the lifecycle state
  * @param totalBytes    the size of the reserved range
- * @param usedBytes     the bump pointer: bytes of the range handed out, leaked or in a pending malloc
+ * @param usedBytes     the bump pointer: bytes of the range handed out, leaked, free again or in a
+ *                      pending malloc
  * @param mappedBytes   bytes currently backed by the device (sum of the live records' sizes)
  * @param liveCount     live records in the table
  * @param leakedBytes   range bytes lost to failed backend allocations that could not be given back
  * @param failedMallocs mallocs that threw, for any reason
  * @param failedReleases backend deallocations that failed (in free or close)
- * @param peakUsedBytes the bump pointer's high-water mark (it moves back only when a failed
- *                      backend allocation gives its slice back)
+ * @param peakUsedBytes the bump pointer's high-water mark (it moves back when a failed backend
+ *                      allocation gives its slice back, and when the top range is freed)
  * @param mallocs       mallocs that succeeded
  * @param freedByCleaner {@link DeviceBuffer}s of this arena that the Cleaner freed because they
  *                      became unreachable without {@code close()} (leaks in Netty's sense)
  * @param leaksReported those of them that the {@link LeakDetector} tracked and reported
  * @param lastDrainNanos how long the last close that committed waited for the calls in flight
  *                      (nanoseconds), or -1 before any
+ * @param freeBytes     bytes of freed ranges waiting to be handed out again (0 in an arena that
+ *                      does not reuse them)
+ * @param largestFreeBytes the longest of those ranges: the largest request they can serve
  */
 public record ArenaStats(ArenaState state, long totalBytes, long usedBytes, long mappedBytes, int liveCount,
                          long leakedBytes, long failedMallocs, long failedReleases, long peakUsedBytes,
-                         long mallocs, long freedByCleaner, long leaksReported, long lastDrainNanos) {
+                         long mallocs, long freedByCleaner, long leaksReported, long lastDrainNanos,
+                         long freeBytes, long largestFreeBytes) {
+
+    /**
+     * The stats of an arena with nothing free: the constructor of the record before it counted
+     * freed ranges, kept for callers that build one (test doubles).
+     */
+    public ArenaStats(ArenaState state, long totalBytes, long usedBytes, long mappedBytes, int liveCount,
+                      long leakedBytes, long failedMallocs, long failedReleases, long peakUsedBytes,
+                      long mallocs, long freedByCleaner, long leaksReported, long lastDrainNanos) {
+        this(state, totalBytes, usedBytes, mappedBytes, liveCount, leakedBytes, failedMallocs, failedReleases,
+                peakUsedBytes, mallocs, freedByCleaner, leaksReported, lastDrainNanos, 0, 0);
+    }
+
+    /**
+     * The fragmentation of the free ranges, as RAPIDS RMM reports it: {@code 1 - largestFreeBytes
+     * / freeBytes}, 0 when nothing is free. 0 means one free range could serve a request of all
+     * the free bytes; near 1, the free bytes are in many short ranges.
+     */
+    public double fragmentation() {
+        return freeBytes == 0 ? 0 : 1 - (double) largestFreeBytes / freeBytes;
+    }
 }

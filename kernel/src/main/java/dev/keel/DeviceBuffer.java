@@ -99,7 +99,7 @@ public final class DeviceBuffer implements AutoCloseable {
         try {
             arena.reclaimTracker().startCleaner();
         } catch (RuntimeException | Error failure) {
-            arena.free(va);
+            arena.freeOwned(va, this);
             throw failure;
         }
     }
@@ -136,11 +136,15 @@ public final class DeviceBuffer implements AutoCloseable {
         return size;
     }
 
-    /** Frees the allocation now; later calls, and the cleaner, do nothing. */
+    /**
+     * Frees the allocation now; later calls, and the cleaner, do nothing: each frees only this
+     * buffer's own record, so none of them can free a later allocation that the arena placed at
+     * the same address.
+     */
     @Override
     public void close() {
         try {
-            arena.free(va); // the record's removal takes this buffer, or its entry, out of the live set
+            arena.freeOwned(va, this); // the record's removal takes this buffer, or its entry, out of the live set
         } finally {
             // Reachable until the free is done: the cleaner never gets a buffer whose close is running.
             Reference.reachabilityFence(this);
@@ -168,7 +172,7 @@ public final class DeviceBuffer implements AutoCloseable {
             boolean freed = false;
             boolean byCleaner = false;
             try {
-                freed = arena.freeReporting(va());
+                freed = arena.freeOwned(va(), this);
             } finally {
                 byCleaner = finished(freed); // ReclaimDevices: CleanerFree (reported after the free)
             }

@@ -3,6 +3,7 @@ package dev.keel;
 import dev.keel.internal.ArenaDrainEvent;
 import dev.keel.internal.AllocationTable;
 import dev.keel.internal.ArenaMallocFailedEvent;
+import dev.keel.internal.FreeRanges;
 import dev.keel.internal.InFlightLeases;
 import dev.keel.internal.Jfr;
 import dev.keel.internal.ReclaimTracker;
@@ -60,6 +61,34 @@ import org.jspecify.annotations.Nullable;
  * hot path but, once per region, {@code next}'s. What it costs: a request can fail as exhausted
  * while other threads' rooms (at most a region each, one per kept lease) or left-behind rooms
  * (each shorter than a small request) still hold bytes, and {@link #usedBytes()} counts them.
+ *
+ * <p><b>Reuse.</b> A freed range goes back into service once its backend {@code deallocate} has
+ * returned, still inside the free's guard, in one of three places, the first that applies (spec
+ * {@code FreeRanges}): the freeing thread's room, if the range touches it and the room stays
+ * within a region ({@code RoomAbsorb}: no shared write, so a thread's malloc+free pairs reuse one
+ * address for ever); the bump pointer, if the range ends where it is ({@code TopGiveBack}, the
+ * give-back's compare-and-set); otherwise the {@link FreeRanges}, an address-ordered set of
+ * coalesced ranges under a lock of its own ({@code FreeInsert}). A range whose deallocation failed
+ * may still be mapped, so it is never handed out again and counts as leaked. A malloc its room
+ * cannot serve looks at the free ranges first, through a volatile read of the longest one, so that
+ * it pays nothing for reuse while nothing free could serve it; if one may fit, it takes the best
+ * fit under the lock ({@code ReuseGrant}): the shortest range that holds the request, the lowest
+ * among equals; a small request of a thread that keeps a chunk takes up to a region of it as its
+ * new room, and its old room goes back among the free ranges in the same step. Otherwise it bumps.
+ * A bump that finds the range exhausted takes the lock and tries once more: the thread's own room
+ * goes back among the free ranges, a range that now fits is taken, and a free range that ends where
+ * the pointer is goes back to the pointer ({@code FoldTop}) before the bump is retried; only if
+ * none of that helps does the request fail, and {@link ArenaExhaustedException} says what was free.
+ * A failed grant goes back to its room or to the pointer as before, and otherwise among the free
+ * ranges (nothing was mapped there). A reuse grant is admitted as a room grant is: the volatile
+ * store of the mark, then the load of the state, under the free ranges' lock. Rooms of chunks
+ * replaced by new ones go among the free ranges too, so nothing is stranded. What it costs: a
+ * chunk taken from a free range need not end on a region boundary, so once the range has been
+ * reused, two threads' small allocations may share a region and a table segment (a matter of
+ * speed, not of correctness); the free ranges' lock is taken by a free that neither its room nor
+ * the pointer absorbs, and by a malloc that a free range may serve. With {@link
+ * Builder#reuseFreedRanges(boolean) reuseFreedRanges(false)} none of this happens: the arena is the
+ * one-shot bump of the paragraphs above.
  *
  * <p><b>Table and counters.</b> A successful malloc puts {@code va -> (size, handle)} in the
  * table; a free removes the record and unmaps it. The table counts the mapped bytes itself, in
@@ -306,8 +335,15 @@ public final class VmmArena implements AutoCloseable {
     private final InFlightLeases leases;
     private final ReentrantLock closeLock = new ReentrantLock();
     private final AtomicLong leaked = new AtomicLong();
-    /** Bytes of rooms left behind when a chunk was replaced (spec {@code ChunkBump}'s stranded ranges). */
+    /**
+     * Bytes of rooms left behind when a chunk was replaced (spec {@code ChunkBump}'s stranded
+     * ranges); only in an arena that does not reuse freed ranges: one that does frees them.
+     */
     private final AtomicLong stranded = new AtomicLong();
+    /** Whether freed ranges are handed out again ({@link Builder#reuseFreedRanges}). */
+    private final boolean reuse;
+    /** The freed ranges waiting to be handed out again (spec {@code FreeRanges}); empty without reuse. */
+    private final FreeRanges freeRanges = new FreeRanges();
     private final AtomicLong failedMallocs = new AtomicLong();
     private final AtomicLong failedReleases = new AtomicLong();
     private final ArenaCounters counters = new ArenaCounters();
@@ -342,8 +378,9 @@ public final class VmmArena implements AutoCloseable {
 
     private VmmArena(VmmBackend backend, long base, long totalBytes, long granularity,
                      ArenaErrorHandler errorHandler, @Nullable HostLock namedHostLock,
-                     @Nullable DeviceAllocator device) {
+                     @Nullable DeviceAllocator device, boolean reuse) {
         this.backend = backend;
+        this.reuse = reuse;
         this.base = base;
         this.totalBytes = totalBytes;
         this.granularity = granularity;
@@ -382,6 +419,7 @@ public final class VmmArena implements AutoCloseable {
         private long totalBytes = DEFAULT_TOTAL_BYTES;
         private ArenaErrorHandler errorHandler = ArenaErrorHandler.logging();
         private @Nullable HostLock hostLock;
+        private boolean reuse = true;
 
         private Builder(VmmBackend backend) {
             this.backend = Objects.requireNonNull(backend, "backend");
@@ -399,6 +437,19 @@ public final class VmmArena implements AutoCloseable {
         /** Where failures that cannot be thrown go; default {@link ArenaErrorHandler#logging()}. */
         public Builder errorHandler(ArenaErrorHandler errorHandler) {
             this.errorHandler = Objects.requireNonNull(errorHandler, "errorHandler");
+            return this;
+        }
+
+        /**
+         * Whether a freed range is handed out again (the default) or, with {@code false}, never
+         * again until the arena is closed, as every arena did before address reuse: the bump
+         * pointer only moves forward, so an arena that allocates for long enough fails as
+         * exhausted with nothing live, but a second {@link VmmArena#free} of a raw address can
+         * never meet a later owner of it. See {@link VmmArena#malloc(long)} for the rule with
+         * reuse and {@link VmmArena#free(long)} for what it means for a stale raw free.
+         */
+        public Builder reuseFreedRanges(boolean reuse) {
+            this.reuse = reuse;
             return this;
         }
 
@@ -445,7 +496,7 @@ public final class VmmArena implements AutoCloseable {
             long base = backend.reserve(total);
             try {
                 checkReservedRange(base, total, granularity);
-                return new VmmArena(backend, base, total, granularity, errorHandler, hostLock, device);
+                return new VmmArena(backend, base, total, granularity, errorHandler, hostLock, device, reuse);
             } catch (RuntimeException | Error failure) {
                 try {
                     backend.releaseReserve(base, total);
@@ -496,12 +547,27 @@ public final class VmmArena implements AutoCloseable {
     // ------------------------------------------------------------------ malloc
 
     /**
-     * Maps {@code size} bytes (rounded up to the granularity) at the next free address.
+     * Maps {@code size} bytes (rounded up to the granularity) at a free address of the range.
+     *
+     * <p><b>Which address.</b> A small request (at most {@value #SMALL_GRANULES} granules, in a
+     * range of at least {@value #MIN_REGIONS} regions) of a thread that keeps a chunk comes from the
+     * room of its chunk while it fits. Any other request takes the best-fit range among the freed
+     * ranges (the shortest that holds it, the lowest-addressed among equals), and if none holds it,
+     * the bytes at the bump pointer. Memory handed out again may hold an earlier owner's bytes.
+     *
+     * <p><b>When it fails as exhausted.</b> Only if, at one moment under the free ranges' lock, no
+     * freed range and not the fresh space above the pointer, joined with a freed range that ends at
+     * the pointer, can hold the request. The bytes it does not look at are the rooms of the other
+     * threads that keep a chunk: at most a region ({@value #REGION_GRANULES} granules) each, one
+     * per lease the in-flight guard keeps (twice the processors, at least 8, and more only while more
+     * calls ran at once), and ranges whose deallocation failed ({@link #leakedBytes()}). Without
+     * reuse ({@link Builder#reuseFreedRanges(boolean)}), it fails when the fresh space cannot hold
+     * it, as before.
      *
      * @return the address (unsigned), at {@link #base()} for the first allocation
      * @throws IllegalArgumentException if {@code size <= 0} or rounding it up overflows
      * @throws ArenaClosedException     once a close has begun
-     * @throws ArenaExhaustedException  if the rest of the range is too small
+     * @throws ArenaExhaustedException  if nothing free can hold the request (see above)
      * @throws RuntimeException         whatever {@link VmmBackend#allocate} threw, unchanged
      */
     public long malloc(long size) {
@@ -563,7 +629,7 @@ public final class VmmArena implements AutoCloseable {
         }
         InFlightLeases.Lease lease = leases.enter();
         try {
-            long offset = fitsRoom(lease, aligned) ? roomGrant(lease, aligned) : bump(lease, size, aligned); // ChunkBump: Request // Trace before: Request size=size
+            long offset = fitsRoom(lease, aligned) ? roomGrant(lease, aligned) : claim(lease, size, aligned); // ChunkBump: Request // Trace before: Request size=size
             long va = base + offset;
             long handle = allocateBacking(lease, va, offset, aligned); // ArenaOps: MallocBackendAlloc
             insert(lease, va, offset, aligned, handle, owner); // ArenaOps: MallocInsert
@@ -607,8 +673,102 @@ public final class VmmArena implements AutoCloseable {
             throw closedException();
         }
         long offset = lease.roomStart();
-        lease.room(offset + aligned, lease.roomEnd());         // ChunkBump: ChunkGrant
+        lease.room(offset + aligned, lease.roomEnd());         // ChunkBump: ChunkGrant // FreeRanges: RoomGrant
         return offset;
+    }
+
+    /**
+     * Claims {@code aligned} bytes for a request that its thread's room cannot serve: from a freed
+     * range if one may be long enough, else from the shared pointer; when the pointer finds the
+     * range exhausted, from the freed ranges under their lock, after folding the top one into the
+     * pointer (spec {@code FreeRanges}). The first look is a hint read without the lock, so that a
+     * malloc pays nothing for reuse while nothing freed could serve it; exhaustion is decided
+     * under the lock.
+     */
+    private long claim(InFlightLeases.Lease lease, long requested, long aligned) {
+        if (reuse && freeRanges.largest() >= aligned) {       // a hint: exhaustion is decided under the lock
+            long offset = reuseGrant(lease, requested, aligned, false);
+            if (offset >= 0) {
+                return offset;
+            }
+        }
+        while (true) {
+            try {
+                return bump(lease, requested, aligned);
+            } catch (ArenaExhaustedException exhausted) {
+                if (!reuse) {
+                    throw exhausted;
+                }
+                long offset = reuseGrant(lease, requested, aligned, true);
+                if (offset >= 0) {
+                    return offset;
+                }
+                // RETRY: the top free range went back to the pointer, or the pointer moved back
+            }
+        }
+    }
+
+    /** What {@link #reuseGrant} returns when the pointer may now hold the request. */
+    private static final long RETRY = -2;
+
+    /**
+     * Admits the malloc and takes the best-fit freed range for it, under the free ranges' lock.
+     * Admission is {@link #roomGrant}'s: the volatile store of the mark, then the load of the
+     * state. A small request of a thread that keeps a chunk takes up to a region from the range it
+     * fits, the rest of it becoming the thread's room; its old room, too short for the request,
+     * goes back among the free ranges in the same step. After an exhausted bump ({@code
+     * exhausted}), the thread's own room goes back first, and if still nothing fits, a free range
+     * that ends where the pointer is goes back to the pointer ({@link #RETRY}); if none does, the
+     * request fails as exhausted. Returns the offset, {@link FreeRanges#NONE} if nothing fits
+     * (not exhausted), or {@link #RETRY}.
+     */
+    private long reuseGrant(InFlightLeases.Lease lease, long requested, long aligned, boolean exhausted) {
+        freeRanges.lock();
+        try {
+            leases.publish(lease);                             // the mark before the load, as in roomGrant
+            boolean admitted = stateOf(next.get()) == OPEN;    // FreeRanges: MallocRefused // InFlightLeases: MallocEnter
+            if (!admitted) {
+                throw closedException();
+            }
+            long roomStart = lease.roomStart();
+            long roomEnd = lease.roomEnd();
+            if (exhausted && keepsChunk(lease) && roomEnd > roomStart) {
+                freeRanges.add(roomStart, roomEnd);            // FreeRanges: ExhaustReuse (the own room first)
+                lease.room(roomEnd, roomEnd);
+                roomStart = roomEnd;
+            }
+            boolean chunked = chunked(lease, aligned);
+            long offset = freeRanges.take(aligned, chunked ? regionBytes : aligned); // FreeRanges: ReuseGrant, ExhaustReuse
+            if (offset != FreeRanges.NONE) {
+                if (chunked) {
+                    lease.room(offset + aligned, offset + freeRanges.taken());
+                    if (roomEnd > roomStart) {
+                        freeRanges.add(roomStart, roomEnd);    // FreeRanges: ReuseGrant (the old room goes back)
+                    }
+                }
+                return offset;
+            }
+            if (!exhausted) {
+                return FreeRanges.NONE;
+            }
+            long seen = next.get();
+            long top = seen & OFFSETS;
+            long start = freeRanges.takeEndingAt(top);
+            if (start != FreeRanges.NONE) {
+                counters.beforeGiveBack(top);
+                if (!next.compareAndSet(seen, seen - (top - start))) { // FreeRanges: ExhaustFold
+                    freeRanges.add(start, top);
+                }
+                return RETRY;
+            }
+            if (aligned <= totalBytes - top) {
+                return RETRY;                                  // FreeRanges: ExhaustRetry (a give-back moved the pointer down since the bump looked)
+            }
+            throw new ArenaExhaustedException(requested, aligned, top, totalBytes, // FreeRanges: Exhausted
+                    freeRanges.freeBytes(), freeRanges.largest());
+        } finally {
+            freeRanges.unlock();
+        }
     }
 
     /**
@@ -637,18 +797,18 @@ public final class VmmArena implements AutoCloseable {
             long need = contiguous ? aligned - room : aligned;
             boolean fits = need <= totalBytes - seen;          // CasBump: CheckFits // ChunkBump: CheckFits
             if (!fits) {
-                throw new ArenaExhaustedException(requested, aligned, seen, totalBytes); // CasBump: Exhausted // ChunkBump: Exhausted
+                throw new ArenaExhaustedException(requested, aligned, seen, totalBytes); // CasBump: Exhausted // ChunkBump: Exhausted // FreeRanges: BumpShort
             }
             long end = chunked ? Math.min(regionEnd(seen + need), totalBytes) : seen + need;
-            long witness = next.compareAndExchange(seen, end); // CasBump: CasSucceed, CasFail // ChunkBump: CasSucceed, CasFail // InFlightLeases: MallocEnter // InFlightDrain: MallocEnter // Trace: witness == seen ? CasSucceed next=end va=seen : CasFail seen=witness&OFFSETS ; witness != seen && stateOf(witness) != OPEN ? BumpRefused ; witness != seen && stateOf(witness) == OPEN && aligned <= totalBytes - witness ? CheckFits ; witness != seen && stateOf(witness) == OPEN && aligned > totalBytes - witness ? Exhausted
+            long witness = next.compareAndExchange(seen, end); // CasBump: CasSucceed, CasFail // ChunkBump: CasSucceed, CasFail // FreeRanges: Bump // InFlightLeases: MallocEnter // InFlightDrain: MallocEnter // Trace: witness == seen ? CasSucceed next=end va=seen : CasFail seen=witness&OFFSETS ; witness != seen && stateOf(witness) != OPEN ? BumpRefused ; witness != seen && stateOf(witness) == OPEN && aligned <= totalBytes - witness ? CheckFits ; witness != seen && stateOf(witness) == OPEN && aligned > totalBytes - witness ? Exhausted
             if (witness == seen) {
                 if (!keeps) {
                     return seen;
                 }
                 long start = contiguous ? lease.roomStart() : seen;
                 if (chunked) {
-                    if (!contiguous) {
-                        stranded.addAndGet(room);
+                    if (!contiguous && room > 0) {
+                        strand(lease.roomStart(), lease.roomEnd());
                     }
                     lease.room(start + aligned, end);
                 } else if (contiguous) {
@@ -657,6 +817,28 @@ public final class VmmArena implements AutoCloseable {
                 return start;
             }
             seen = witness;
+        }
+    }
+
+    /**
+     * Leaves a replaced chunk's room behind: among the free ranges if the arena reuses them (spec
+     * {@code FreeRanges}: {@code ReleaseRoom}), otherwise stranded ({@code ChunkBump}).
+     */
+    private void strand(long start, long end) {
+        if (reuse) {
+            insertFree(start, end);                            // FreeRanges: Bump (the room left behind)
+        } else {
+            stranded.addAndGet(end - start);
+        }
+    }
+
+    /** Puts {@code [start, end)} among the free ranges, under their lock. */
+    private void insertFree(long start, long end) {
+        freeRanges.lock();
+        try {
+            freeRanges.add(start, end);
+        } finally {
+            freeRanges.unlock();
         }
     }
 
@@ -670,7 +852,7 @@ public final class VmmArena implements AutoCloseable {
         boolean learning = wiring.get() != NO_DEVICE;
         @Nullable VmmArena outer = learning ? enterMapping() : null;
         try {
-            handle = backend.allocate(va, aligned);            // CasBump: BackendOk, BackendFail // ChunkBump: BackendOk, BackendFail // Trace after: BackendOk
+            handle = backend.allocate(va, aligned);            // CasBump: BackendOk, BackendFail // ChunkBump: BackendOk, BackendFail // FreeRanges: BackendOk, BackendFail // Trace after: BackendOk
         } catch (Throwable failure) {
             if (learning) {
                 MAPPING.set(outer);
@@ -749,30 +931,45 @@ public final class VmmArena implements AutoCloseable {
      */
     private void giveBackOrLeak(InFlightLeases.Lease lease, long offset, long aligned) {
         if (chunked(lease, aligned)) {
-            boolean top = lease.roomStart() == offset + aligned; // ChunkBump: ChunkGiveBack, Leak
+            boolean top = lease.roomStart() == offset + aligned; // ChunkBump: ChunkGiveBack, Leak // FreeRanges: ChunkGiveBack
             if (top) {
                 lease.room(offset, lease.roomEnd());
             } else {
-                leaked.addAndGet(aligned);
+                leak(offset, aligned);
             }
             return;
         }
-        counters.beforeGiveBack(offset + aligned);
         long roomEnd = lease.roomEnd();
         boolean fromRoom = lease.roomStart() == roomEnd && offset < roomEnd && roomEnd < offset + aligned;
         long back = fromRoom ? offset + aligned - roomEnd : aligned;
-        boolean givenBack = giveBack(offset + aligned, back);  // CasBump: GiveBack // ChunkBump: GiveBack // Trace: givenBack ? GiveBack next=offset+aligned-back : Leak
+        boolean givenBack = giveBack(offset + aligned, back);  // CasBump: GiveBack // ChunkBump: GiveBack // FreeRanges: GiveBack // Trace: givenBack ? GiveBack next=offset+aligned-back : Leak
         if (givenBack && fromRoom) {
             lease.room(offset, roomEnd);
         }
         if (!givenBack) {
-            leaked.addAndGet(aligned);                         // CasBump: Leak // ChunkBump: Leak
+            leak(offset, aligned);                             // CasBump: Leak // ChunkBump: Leak
+        }
+    }
+
+    /**
+     * A failed grant that cannot go back to its room or to the pointer: among the free ranges if
+     * the arena reuses them (nothing was mapped: spec {@code FreeRanges}, {@code BackendFail}),
+     * otherwise leaked.
+     */
+    private void leak(long offset, long aligned) {
+        if (reuse) {
+            insertFree(offset, offset + aligned);              // FreeRanges: RollbackInsert
+        } else {
+            leaked.addAndGet(aligned);
         }
     }
 
     /** Moves next down by {@code bytes} while it is at {@code top}; returns whether it did. */
     private boolean giveBack(long top, long bytes) {
         long seen = next.get();
+        if ((seen & OFFSETS) == top) {
+            counters.beforeGiveBack(top);
+        }
         while ((seen & OFFSETS) == top) {
             long witness = next.compareAndExchange(seen, seen - bytes);
             if (witness == seen) {
@@ -825,6 +1022,9 @@ public final class VmmArena implements AutoCloseable {
             event.requestedBytes = size;
             event.usedBytes = usedBytes();
             event.totalBytes = totalBytes;
+            event.peakUsedBytes = counters.peakUsed(usedBytes());
+            event.freeBytes = freeBytes();
+            event.largestFreeBytes = largestFreeBytes();
             event.failure = failure.toString();
             event.commit();
         }
@@ -833,29 +1033,49 @@ public final class VmmArena implements AutoCloseable {
     // ------------------------------------------------------------------ free
 
     /**
-     * Unmaps the allocation at {@code va}. An unknown address and a second free of the same
-     * address do nothing. A free runs while a close waits for the mallocs in flight; once the close
-     * has sealed the arena, a free waits until the close has ended: then the close has deallocated
-     * the record (or, for {@link #closeAndDrain()}, handed it to its caller), or the close gave up
-     * and the free is carried out. A failure of {@link VmmBackend#deallocate} goes to the error
-     * handler and is never thrown; the record is dropped either way.
+     * Unmaps the allocation at {@code va}. An unknown address does nothing. A free runs while a
+     * close waits for the mallocs in flight; once the close has sealed the arena, a free waits
+     * until the close has ended: then the close has deallocated the record (or, for {@link
+     * #closeAndDrain()}, handed it to its caller), or the close gave up and the free is carried
+     * out. A failure of {@link VmmBackend#deallocate} goes to the error handler and is never
+     * thrown; the record is dropped either way, and its range is never handed out again.
+     *
+     * <p><b>A second free of the same address.</b> Once this free has returned, the range may be
+     * handed out again, to a malloc of any thread (see {@link #malloc(long)}); a second {@code
+     * free(va)} then frees that later allocation, as a second {@code free} does in C. Before any
+     * malloc has reused it, the second free finds no record and does nothing. In an arena built
+     * with {@link Builder#reuseFreedRanges(boolean) reuseFreedRanges(false)} a second free always
+     * does nothing. The safe API is not exposed to this: a {@link DeviceBuffer} frees only its own
+     * record, however often it is closed, and an address that a buffer owns is refused here.
+     *
+     * @throws IllegalArgumentException if a {@link DeviceBuffer} owns the allocation at {@code va}
+     *                                  (close the buffer instead); the allocation stays
      */
     public void free(long va) {
-        freeReporting(va);
+        if (freeOutcome(va, null) == OWNED) {
+            throw new IllegalArgumentException("0x" + Long.toHexString(va) + " is owned by a DeviceBuffer of " + this
+                    + ": close the buffer instead of freeing its address");
+        }
+    }
+
+    /** A raw free as {@link #free(long)}; returns whether this call deallocated the record. */
+    boolean freeReporting(long va) {
+        return freeOutcome(va, null) == FREED;
     }
 
     /**
-     * Frees as {@link #free(long)} does; returns whether this call deallocated the record (false
-     * for an unknown address, a record freed already or drained by a close, and a failed
+     * Frees the allocation at {@code va} if {@code owner} owns it (a {@link DeviceBuffer}, or its
+     * cleaning entry); returns whether this call deallocated the record (false for a record freed
+     * already or drained by a close, another owner's record at {@code va}, and a failed
      * deallocation).
      */
-    boolean freeReporting(long va) {
-        return freeOutcome(va) == FREED;
+    boolean freeOwned(long va, Object owner) {
+        return freeOutcome(va, owner) == FREED;
     }
 
-    private int freeOutcome(long va) {
+    private int freeOutcome(long va, @Nullable Object owner) {
         while (true) {
-            int outcome = freeOnce(va);
+            int outcome = freeOnce(va, owner);
             if (outcome != REFUSED) {
                 return outcome;
             }
@@ -872,9 +1092,11 @@ public final class VmmArena implements AutoCloseable {
     /** No record: an unknown address, a record freed already, or one that a close drained. */
     private static final int ABSENT = 2;
     private static final int REFUSED = 3;
+    /** A raw free of a record that a buffer owns: left in place. */
+    private static final int OWNED = 4;
 
     /** One pass through the guard; returns {@link #REFUSED} if the arena refuses frees. */
-    private int freeOnce(long va) {
+    private int freeOnce(long va, @Nullable Object owner) {
         boolean accepts = acceptsFrees.getAsBoolean();         // InFlightLeases: FreeCheckOpen // InFlightDrain: FreeRefused // Trace: FreeCheckOpen accepts=accepts va=va-base
         if (!accepts) {
             return REFUSED;
@@ -882,14 +1104,20 @@ public final class VmmArena implements AutoCloseable {
         RuntimeException failure;
         InFlightLeases.Lease lease = leases.enter();
         try {
-            Allocation record = table.removeIf(va, acceptsFrees); // InFlightLeases: FreeEnter // InFlightDrain: FreeEnter, FreeRefused // Trace: FreeEnter accepts=record!=AllocationTable.REFUSED va=va-base found=record!=null&&record!=AllocationTable.REFUSED
+            Allocation record = table.removeIf(va, acceptsFrees, owner); // InFlightLeases: FreeEnter // InFlightDrain: FreeEnter, FreeRefused // FreeRanges: FreeRemove // Trace: FreeEnter accepts=record!=AllocationTable.REFUSED va=va-base found=record!=null&&record!=AllocationTable.REFUSED
             if (record == AllocationTable.REFUSED) {
                 return REFUSED;
+            }
+            if (record == AllocationTable.OWNED) {
+                return OWNED;
             }
             if (record == null) {
                 return ABSENT;
             }
-            failure = release(va, record.size(), record.handle()); // ArenaOps: FreeRelease // Trace after: FreeRelease
+            failure = release(va, record.size(), record.handle()); // ArenaOps: FreeRelease // FreeRanges: UnmapOk, UnmapFail // Trace after: FreeRelease
+            if (reuse) {
+                putBack(lease, va - base, record.size(), failure == null);
+            }
         } finally {
             exit(lease);                                       // InFlightLeases: FreeExit // InFlightDrain: FreeExit
         }
@@ -898,6 +1126,37 @@ public final class VmmArena implements AutoCloseable {
         }
         reportError("free", failure);
         return FAILED;
+    }
+
+    /**
+     * Puts a freed range back into service once its deallocation has returned, inside the free's
+     * guard (so a close's second scan waits for it): into the thread's room if the range touches
+     * it and the room stays within a region (no shared write), else back to the pointer if it is
+     * the top, else among the free ranges. A range whose deallocation failed may still be mapped:
+     * it is never handed out again, and counts as leaked.
+     */
+    private void putBack(InFlightLeases.Lease lease, long offset, long bytes, boolean unmapped) {
+        if (!unmapped) {
+            leaked.addAndGet(bytes);                           // FreeRanges: UnmapFail (the range is leaked)
+            return;
+        }
+        long end = offset + bytes;
+        if (keepsChunk(lease)) {
+            long roomStart = lease.roomStart();
+            long roomEnd = lease.roomEnd();
+            if (end == roomStart && roomEnd - offset <= regionBytes) {
+                lease.room(offset, roomEnd);                   // FreeRanges: RoomAbsorb
+                return;
+            }
+            if (offset == roomEnd && end - roomStart <= regionBytes) {
+                lease.room(roomStart, end);                    // FreeRanges: RoomAbsorb
+                return;
+            }
+        }
+        if (giveBack(end, bytes)) {                            // FreeRanges: TopGiveBack
+            return;
+        }
+        insertFree(offset, end);                               // FreeRanges: FreeInsert
     }
 
     /**
@@ -1215,15 +1474,15 @@ public final class VmmArena implements AutoCloseable {
             return List.of();
         }
         drainWaiter = Thread.currentThread();
-        moveTo(CLOSING);                                       // ArenaOps: CloseBegin // Trace: CloseBegin
+        moveTo(CLOSING);                                       // ArenaOps: CloseBegin // FreeRanges: CloseBegin // Trace: CloseBegin
         long waitStart = System.nanoTime();
         try {
             awaitDrained(event, waitStart, timeout, deadline, "mallocs"); // InFlightDrain: CloseAwaitDrain
-            seal();                                            // ArenaOps: CloseSeal // Trace: CloseSeal
+            seal();                                            // ArenaOps: CloseSeal // FreeRanges: CloseSeal // Trace: CloseSeal
             awaitDrained(event, waitStart, timeout, deadline, "calls"); // InFlightDrain: CloseAwaitSealed
             long waited = System.nanoTime() - waitStart;
             List<Allocation> drained = table.snapshot();       // ArenaOps: CloseSnapshot // Trace: CloseSnapshot records=drained.size()
-            commitClose();                                     // ArenaOps: CloseCommit // Trace: CloseCommit
+            commitClose();                                     // ArenaOps: CloseCommit // FreeRanges: CloseCommit // Trace: CloseCommit
             if (ownTracker != null && !(wiring.get() instanceof DeviceAllocator)) {
                 ownTracker.stopCleaner(); // nothing left that a cleaning could free
             }
@@ -1297,7 +1556,7 @@ public final class VmmArena implements AutoCloseable {
 
     /** Stores OPEN again: a close that gave up ({@code outcome} says why, for JFR and the trace). */
     private void abortClose(@Nullable ArenaDrainEvent event, long waitStart, String outcome) {
-        moveTo(OPEN);                                          // ArenaOps: CloseAbort, CloseTimeout // Trace: outcome.startsWith("timed") ? CloseTimeout : CloseAbort
+        moveTo(OPEN);                                          // ArenaOps: CloseAbort, CloseTimeout // FreeRanges: CloseAbort // Trace: outcome.startsWith("timed") ? CloseTimeout : CloseAbort
         commit(event, 0, System.nanoTime() - waitStart, outcome);
     }
 
@@ -1397,6 +1656,20 @@ public final class VmmArena implements AutoCloseable {
         return stranded.get() + leases.roomBytes();
     }
 
+    /**
+     * Bytes of freed ranges waiting to be handed out again (spec {@code FreeRanges}); 0 for an
+     * arena that does not reuse them. With no call in flight, {@code usedBytes() == mappedBytes()
+     * + leakedBytes() + chunkSlackBytes() + freeBytes()} ({@code NothingLost}).
+     */
+    public long freeBytes() {
+        return freeRanges.freeBytes();
+    }
+
+    /** The longest freed range waiting to be handed out again (0 if none): the largest request it can serve. */
+    public long largestFreeBytes() {
+        return freeRanges.largest();
+    }
+
     /** Lease slots of the in-flight guard (tests check that they stay bounded). */
     int inFlightSlots() {
         return leases.slotCount();
@@ -1431,7 +1704,8 @@ public final class VmmArena implements AutoCloseable {
         long used = usedBytes();
         return new ArenaStats(state(), totalBytes, used, mappedBytes(), liveCount(), leakedBytes(),
                 failedMallocs.get(), failedReleases.get(), counters.peakUsed(used), table.puts(),
-                counters.freedByCleanerCount(), counters.leaksReportedCount(), counters.lastDrainNanos());
+                counters.freedByCleanerCount(), counters.leaksReportedCount(), counters.lastDrainNanos(),
+                freeBytes(), largestFreeBytes());
     }
 
     /**

@@ -1,6 +1,7 @@
 package dev.keel;
 
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -54,9 +55,47 @@ final class RecordingBackend implements VmmBackend {
     @Override
     public long allocate(long va, long size) {
         onAllocate.run(va, size);
+        map(va, size);
         long handle = nextHandle.getAndIncrement();
         granted.put(handle, new Allocation(va, size, handle));
         return handle;
+    }
+
+    /**
+     * The ranges mapped now (start to end, unsigned, below 2^64 within one arena): an allocate
+     * of a range that overlaps one of them means that the arena handed out memory whose earlier
+     * mapping was still in place (reuse before the unmap returned, or a range handed out twice).
+     */
+    private final TreeMap<Long, Long> mapped = new TreeMap<>(Long::compareUnsigned);
+
+    private void map(long va, long size) {
+        synchronized (mapped) {
+            Map.Entry<Long, Long> below = mapped.floorEntry(va);
+            Map.Entry<Long, Long> above = mapped.ceilingEntry(va);
+            if (below != null && Long.compareUnsigned(below.getValue(), va) > 0
+                    || above != null && Long.compareUnsigned(above.getKey(), va + size) < 0) {
+                throw new AssertionError("allocate of [0x" + Long.toHexString(va) + ", +" + size
+                        + ") overlaps a range still mapped: " + describe(below) + " / " + describe(above));
+            }
+            mapped.put(va, va + size);
+        }
+    }
+
+    private void unmap(long va) {
+        synchronized (mapped) {
+            mapped.remove(va);
+        }
+    }
+
+    private static String describe(Map.Entry<Long, Long> range) {
+        return range == null ? "none" : "[0x" + Long.toHexString(range.getKey()) + ", 0x" + Long.toHexString(range.getValue()) + ")";
+    }
+
+    /** The number of ranges mapped now. */
+    int mappedRanges() {
+        synchronized (mapped) {
+            return mapped.size();
+        }
     }
 
     @Override
@@ -67,7 +106,8 @@ final class RecordingBackend implements VmmBackend {
                     + " size=" + size + " handle=" + handle);
         }
         releases.computeIfAbsent(handle, h -> new AtomicInteger()).incrementAndGet();
-        onDeallocate.run(va, size);
+        onDeallocate.run(va, size); // a failure leaves the range mapped
+        unmap(va);
     }
 
     @Override

@@ -41,7 +41,8 @@ class SpecMappingTest {
     private static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
     private static final Path SOURCES = ROOT.resolve("kernel/src/main/java");
     private static final List<String> SPECS =
-            List.of("CasBump", "ChunkBump", "ArenaOps", "InFlightDrain", "InFlightLeases", "LockOrdering", "ReclaimDevices");
+            List.of("CasBump", "ChunkBump", "ArenaOps", "InFlightDrain", "InFlightLeases", "LockOrdering", "ReclaimDevices",
+                    "FreeRanges");
 
     /**
      * Definitions that prime variables but are no step of the kernel: actions of the environment
@@ -57,14 +58,16 @@ class SpecMappingTest {
             "InFlightLeases", Set.of("Lease", "Mark", "MarkVisible", "Unmark", "Exit", "Scanning",
                     "GuardStep", "OpStep", "CloserProgress", "CloserStep", "Next", "KernelOwn"),
             "LockOrdering", Set.of("CallerEnter", "CallerExit", "ThreadNext", "AllocStep", "Next"),
-            "ReclaimDevices", Set.of("Drop", "JvmCollect", "DeviceNext", "Next", "RoundStep", "CleanerStep"));
+            "ReclaimDevices", Set.of("Drop", "JvmCollect", "DeviceNext", "Next", "RoundStep", "CleanerStep"),
+            "FreeRanges", Set.of("Goto", "Finish", "Begin", "Resume", "TakeBestFit", "RoomReleased", "MallocStep",
+                    "FreeStep", "CloserStep", "Terminated", "Next"));
 
     /** One {@code // KeelSystem: Action[, Action]} comment: a step of the composition. */
     private static final Pattern COMPOSED_COMMENT = Pattern.compile("//\\s*(KeelSystem):\\s*([^/]+)");
 
     /** One {@code // Spec: Action[, Action]} comment; a line may carry several, one per spec. */
     private static final Pattern COMMENT =
-            Pattern.compile("//\\s*(CasBump|ChunkBump|ArenaOps|InFlightDrain|InFlightLeases|LockOrdering|ReclaimDevices):\\s*([^/]+)");
+            Pattern.compile("//\\s*(CasBump|ChunkBump|ArenaOps|InFlightDrain|InFlightLeases|LockOrdering|ReclaimDevices|FreeRanges):\\s*([^/]+)");
     /**
      * A method's or constructor's declaration line. The return type may carry type annotations
      * ({@code @Nullable String}, {@code ReclaimTracker.@Nullable Garbage}): without {@code @} in
@@ -113,7 +116,8 @@ class SpecMappingTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"CasBump", "ChunkBump", "ArenaOps", "InFlightDrain", "InFlightLeases", "LockOrdering", "ReclaimDevices"})
+    @ValueSource(strings = {"CasBump", "ChunkBump", "ArenaOps", "InFlightDrain", "InFlightLeases", "LockOrdering", "ReclaimDevices",
+        "FreeRanges"})
     void everySpecActionIsPerformedAndEveryCommentNamesOne(String spec) throws IOException {
         Path tla = ROOT.resolve("spec/tla/" + spec + ".tla");
         assumeTrue(Files.exists(tla), "run from the repository's kernel module");

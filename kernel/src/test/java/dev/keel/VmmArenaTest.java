@@ -134,12 +134,31 @@ class VmmArenaTest {
     }
 
     @Test
-    void addressesAreNeverReusedAfterFree() {
-        VmmArena arena = VmmArena.open(backend, 100 * G);
+    void withoutReuseAddressesAreNeverHandedOutAgain() {
+        VmmArena arena = VmmArena.builder(backend).totalBytes(100 * G).reuseFreedRanges(false).open();
         long a = arena.malloc(G);
+        arena.malloc(G);
         arena.free(a);
         long b = arena.malloc(G);
         assertTrue(Long.compareUnsigned(b, a) > 0);
+        assertEquals(0, arena.freeBytes());
+    }
+
+    @Test
+    void aFreedRangeIsHandedOutAgainOnceItsUnmapReturned() {
+        VmmArena arena = VmmArena.open(backend, 100 * G);
+        long a = arena.malloc(2 * G);
+        long b = arena.malloc(G);
+        arena.free(a);
+        assertEquals(2 * G, arena.freeBytes());
+        assertEquals(2 * G, arena.largestFreeBytes());
+        assertEquals(a, arena.malloc(G), "best fit: the freed range, not fresh space");
+        assertEquals(G, arena.freeBytes(), "the rest of the range stays free");
+        assertEquals(a + G, arena.malloc(G));
+        assertEquals(0, arena.freeBytes());
+        assertEquals(3 * G, arena.usedBytes());
+        arena.free(b);
+        assertEquals(2 * G, arena.usedBytes(), "the top range went back to the pointer");
     }
 
     @ParameterizedTest
@@ -218,7 +237,8 @@ class VmmArenaTest {
         assertThrows(ArenaExhaustedException.class, () -> arena.malloc(1));
         arena.free(b);
         assertEquals(1, high.releaseCount(handleAt(high, b)));
-        assertEquals(new VmmArena.Range(top, 4 * G), arena.registeredRange());
+        assertEquals(new VmmArena.Range(top, G), arena.registeredRange(), "the top range went back to the pointer");
+        assertEquals(b, arena.malloc(3 * G), "up to 2^64 again");
         arena.close();
         assertEquals(1, high.releaseCount(handleAt(high, a)));
     }
@@ -241,8 +261,25 @@ class VmmArenaTest {
     }
 
     @Test
-    void backendFailureBelowTheTopIsCountedAsLeaked() {
+    void backendFailureBelowTheTopGoesAmongTheFreeRanges() {
         VmmArena arena = VmmArena.open(backend, 100 * G);
+        AtomicInteger depth = new AtomicInteger();
+        backend.onAllocate = (va, size) -> {
+            if (depth.getAndIncrement() == 0) {
+                arena.malloc(G); // a later grant above this slot
+                throw new IllegalStateException("outer allocation fails");
+            }
+        };
+        assertThrows(IllegalStateException.class, () -> arena.malloc(2 * G));
+        assertEquals(0, arena.leakedBytes());
+        assertEquals(2 * G, arena.freeBytes());
+        assertEquals(3 * G, arena.usedBytes());
+        assertEquals(BASE, arena.malloc(2 * G), "nothing was mapped there: handed out again");
+    }
+
+    @Test
+    void withoutReuseABackendFailureBelowTheTopIsCountedAsLeaked() {
+        VmmArena arena = VmmArena.builder(backend).totalBytes(100 * G).reuseFreedRanges(false).open();
         AtomicInteger depth = new AtomicInteger();
         backend.onAllocate = (va, size) -> {
             if (depth.getAndIncrement() == 0) {
@@ -449,14 +486,15 @@ class VmmArenaTest {
         arena.malloc(2 * G);
         arena.free(a);
         assertThrows(ArenaExhaustedException.class, () -> arena.malloc(1000 * G));
-        assertEquals(new ArenaStats(ArenaState.OPEN, 100 * G, 3 * G, 2 * G, 1, 0, 1, 0, 3 * G, 2, 0, 0, -1),
+        assertEquals(new ArenaStats(ArenaState.OPEN, 100 * G, 3 * G, 2 * G, 1, 0, 1, 0, 3 * G, 2, 0, 0, -1, G, G),
                 arena.stats());
+        assertEquals(0.0, arena.stats().fragmentation());
         assertEquals(new VmmArena.Range(BASE, 3 * G), arena.registeredRange());
         arena.close();
         ArenaStats closed = arena.stats();
         assertTrue(closed.lastDrainNanos() >= 0, closed.toString());
         assertEquals(new ArenaStats(ArenaState.CLOSED, 100 * G, 3 * G, 0, 0, 0, 1, 0, 3 * G, 2, 0, 0,
-                closed.lastDrainNanos()), closed);
+                closed.lastDrainNanos(), G, G), closed);
         assertTrue(arena.toString().contains(Long.toHexString(BASE)), arena.toString());
     }
 

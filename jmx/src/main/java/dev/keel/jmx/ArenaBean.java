@@ -58,6 +58,21 @@ final class ArenaBean implements VmmArenaMXBean {
     }
 
     @Override
+    public long getFreeBytes() {
+        return stats().freeBytes();
+    }
+
+    @Override
+    public long getLargestFreeBytes() {
+        return stats().largestFreeBytes();
+    }
+
+    @Override
+    public double getFragmentation() {
+        return stats().fragmentation();
+    }
+
+    @Override
     public long getAllocations() {
         return stats().mallocs();
     }

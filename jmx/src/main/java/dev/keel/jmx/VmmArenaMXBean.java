@@ -33,6 +33,24 @@ public interface VmmArenaMXBean {
     /** The bump pointer's high-water mark. */
     long getPeakUsedBytes();
 
+    /**
+     * Bytes of freed ranges waiting to be handed out again. A default (0) only so that an
+     * implementation written before address reuse still compiles; Keel's beans report it.
+     */
+    default long getFreeBytes() {
+        return 0;
+    }
+
+    /** The longest of those ranges: the largest request they can serve (default 0, as above). */
+    default long getLargestFreeBytes() {
+        return 0;
+    }
+
+    /** {@code 1 - LargestFreeBytes / FreeBytes}, 0 when nothing is free, as RAPIDS RMM reports it (default 0). */
+    default double getFragmentation() {
+        return 0;
+    }
+
     /** Mallocs that succeeded. */
     long getAllocations();
 

@@ -31,6 +31,9 @@ final class BeanAgreement {
         expected.put("ReservedBytes", s.totalBytes());
         expected.put("UsedBytes", s.usedBytes());
         expected.put("PeakUsedBytes", s.peakUsedBytes());
+        expected.put("FreeBytes", s.freeBytes());
+        expected.put("LargestFreeBytes", s.largestFreeBytes());
+        expected.put("Fragmentation", s.fragmentation());
         expected.put("Allocations", s.mallocs());
         expected.put("FailedAllocations", s.failedMallocs());
         expected.put("LeakedBytes", s.leakedBytes());

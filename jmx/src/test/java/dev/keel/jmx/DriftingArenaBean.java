@@ -37,6 +37,21 @@ final class DriftingArenaBean implements VmmArenaMXBean {
     }
 
     @Override
+    public long getFreeBytes() {
+        return real.getFreeBytes();
+    }
+
+    @Override
+    public long getLargestFreeBytes() {
+        return real.getLargestFreeBytes();
+    }
+
+    @Override
+    public double getFragmentation() {
+        return real.getFragmentation();
+    }
+
+    @Override
     public String getState() {
         return real.getState();
     }

@@ -10,10 +10,10 @@ import dev.keel.VmmArena;
  * <p>Scenario, granularity {@code G}, range {@code 8G}: thread {@code a} mallocs {@code 2G}, then
  * {@code G}, which the backend refuses; thread {@code b} mallocs {@code 2G}, then {@code 3G}. If
  * {@code b}'s second bump lands above {@code a}'s failed slot before {@code a} rolls back, the
- * slot is no longer the top and must be leaked, not given back: a give-back would move the bump
- * pointer below {@code b}'s range. At the end: the granted ranges are disjoint, aligned and in
- * range, the backend's live grants are disjoint, and the bump pointer accounts for every byte:
- * {@code usedBytes == 7G + leakedBytes}.
+ * slot is no longer the top and must go among the free ranges, not back to the pointer: a
+ * give-back would move the bump pointer below {@code b}'s range. At the end: the granted ranges
+ * are disjoint, aligned and in range, the backend's live grants are disjoint, and the bump pointer
+ * accounts for every byte: {@code usedBytes == 7G + freeBytes + leakedBytes}.
  *
  * <p>Catches: bump by plain read-then-write (two mallocs get the same range), and a give-back
  * that does not check it is still the top (the bump pointer falls below granted bytes).
@@ -58,10 +58,11 @@ public final class BumpDriver implements Runnable {
             }
         }
         backend.checkLiveGrantsDisjoint();
-        Scenario.check(arena.usedBytes() == 7 * G + arena.leakedBytes(),
-                "usedBytes " + arena.usedBytes() + " != granted " + 7 * G + " + leaked " + arena.leakedBytes());
-        Scenario.check(arena.leakedBytes() == 0 || arena.leakedBytes() == G,
-                "leakedBytes " + arena.leakedBytes() + " is neither 0 nor the failed slot");
+        long aside = arena.freeBytes() + arena.leakedBytes();
+        Scenario.check(arena.usedBytes() == 7 * G + aside, "usedBytes " + arena.usedBytes() + " != granted " + 7 * G
+                + " + free " + arena.freeBytes() + " + leaked " + arena.leakedBytes());
+        Scenario.check(aside == 0 || aside == G, "free " + arena.freeBytes() + " + leaked " + arena.leakedBytes()
+                + " is neither 0 nor the failed slot");
         Scenario.check(arena.liveCount() == 3 && arena.mappedBytes() == 7 * G,
                 "table has " + arena.liveCount() + " records of " + arena.mappedBytes() + " bytes, expected 3 of " + 7 * G);
     }

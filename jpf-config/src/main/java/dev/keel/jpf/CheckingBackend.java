@@ -5,6 +5,7 @@ import dev.keel.VmmArena;
 import dev.keel.VmmBackend;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
@@ -35,6 +36,11 @@ public final class CheckingBackend implements VmmBackend {
     private volatile Thread drainer;
     private final AtomicInteger callsAfterDrain = new AtomicInteger();
     private volatile Runnable insideCall;
+    /** The thread in {@link #closeAndCheckUnmapped}, and the bytes it released there. */
+    private volatile Thread closer;
+    private final AtomicLong releasedByClose = new AtomicLong();
+    /** Whether allocate checks the new range against every grant not yet released. */
+    private volatile boolean checkingReuse;
 
     /**
      * A backend of the given granularity whose reserve returns {@code base}; an {@code allocate}
@@ -44,6 +50,16 @@ public final class CheckingBackend implements VmmBackend {
         this.granularity = granularity;
         this.base = base;
         this.failingSize = failingSize;
+    }
+
+    /**
+     * From now on, an allocate fails the scenario if its range overlaps a grant whose deallocate
+     * has not been called: the arena handed out a range that was still mapped (address reuse
+     * before the unmap, or a range handed out twice). Off by default: the extra reads are steps
+     * a model checker interleaves.
+     */
+    public void checkReuse() {
+        checkingReuse = true;
     }
 
     /** Runs {@code action} inside every later allocate and deallocate call, before its effect. */
@@ -68,6 +84,12 @@ public final class CheckingBackend implements VmmBackend {
         if (size == failingSize) {
             throw new MappingFailure(va, size);
         }
+        if (checkingReuse) {
+            for (int h = 1; h <= grants.get(); h++) {
+                Scenario.check(releases.get(h) > 0 || disjoint(va, size, grantVa.get(h), grantSize.get(h)),
+                        "allocate of 0x" + Long.toHexString(va) + " overlaps grant " + h + ", still mapped");
+            }
+        }
         int handle = grants.incrementAndGet();
         Scenario.check(handle <= MAX_GRANTS, "more than " + MAX_GRANTS + " grants");
         grantVa.set(handle, va);
@@ -88,6 +110,14 @@ public final class CheckingBackend implements VmmBackend {
             releasesAfterReserve.incrementAndGet();
         }
         releases.incrementAndGet((int) handle);
+        if (closer == Thread.currentThread()) {
+            releasedByClose.addAndGet(size);
+        }
+    }
+
+    /** The bytes that deallocations made inside {@link #closeAndCheckUnmapped} released: the records the close drained. */
+    public long bytesReleasedByClose() {
+        return releasedByClose.get();
     }
 
     @Override
@@ -170,7 +200,9 @@ public final class CheckingBackend implements VmmBackend {
      * {@code CLOSED} and no grant of this backend is still mapped.
      */
     public void closeAndCheckUnmapped(VmmArena arena) {
+        closer = Thread.currentThread();
         arena.close();
+        closer = null;
         Scenario.check(arena.state() == ArenaState.CLOSED, "close() returned while the state is " + arena.state());
         Scenario.check(liveCount() == 0, "close() returned while " + liveCount() + " grant(s) are still mapped");
     }

@@ -27,6 +27,8 @@ enum Driver {
     CONVERSION("ConversionDriver", 100),
     HAND_OFF("HandOffDriver", 100),
     LATE_JOIN("LateJoinDriver", 100),
+    REUSE("ReuseDriver", 100),
+    REUSE_CLOSE("ReuseCloseDriver", 100),
     ARENA_LINEARIZABILITY("ArenaLinearizability", 1000);
 
     /** Scenarios the linearizability test generates; its invocations are shared among them. */

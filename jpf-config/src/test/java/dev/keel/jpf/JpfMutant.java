@@ -124,7 +124,38 @@ enum JpfMutant {
     PLAIN_DRAIN_WAITER("(r) VmmArena.drainWaiter a plain field, not volatile", Driver.FREE_CLOSE, Expect.RACE,
             List.of(new Patch("dev/keel/VmmArena.java",
                     "private volatile @Nullable Thread drainWaiter;",
-                    "private @Nullable Thread drainWaiter; // MUTANT: not volatile")));
+                    "private @Nullable Thread drainWaiter; // MUTANT: not volatile"))),
+
+    // Address reuse (spec FreeRanges' mutant ReuseBeforeUnmap): a free puts its range back before
+    // its backend deallocate, so a racing malloc's allocate meets the range still mapped.
+    REUSE_BEFORE_UNMAP("(u) a freed range put back into service before its backend deallocate", Driver.REUSE,
+            Expect.CHECK_FAILS,
+            List.of(new Patch("dev/keel/VmmArena.java", """
+                        failure = release(va, record.size(), record.handle()); // ArenaOps: FreeRelease // Trace after: FreeRelease
+                        if (reuse) {
+                            putBack(lease, va - base, record.size(), failure == null);
+                        }
+                    """, """
+                        if (reuse) { putBack(lease, va - base, record.size(), true); } // MUTANT: before the unmap
+                        failure = release(va, record.size(), record.handle());
+                    """))),
+
+    // A reuse grant is admitted by its load of the state under the free ranges' lock, after the
+    // mark's volatile store; without the check, a malloc after the close's start takes its range
+    // back, and its grant is mapped while (or after) the close releases everything.
+    REUSE_UNADMITTED("(w) a malloc takes a freed range without checking that the arena is open", Driver.REUSE_CLOSE,
+            Expect.CHECK_FAILS,
+            List.of(new Patch("dev/keel/VmmArena.java",
+                    "boolean admitted = stateOf(next.get()) == OPEN;    // FreeRanges: MallocRefused",
+                    "boolean admitted = true; // MUTANT: the reuse grant admitted whatever the state"))),
+
+    // The lock behind FreeRanges' exclusion from JPF's scheduling (GuardedCollections): a read of
+    // the free ranges without it must stop JPF.
+    FREE_RANGES_READ_UNLOCKED("(v) a malloc's look at the free ranges counts them without their lock",
+            Driver.REUSE, Expect.UNGUARDED,
+            List.of(new Patch("dev/keel/VmmArena.java",
+                    "if (reuse && freeRanges.largest() >= aligned) {",
+                    "if (reuse && freeRanges.count() > 0 && freeRanges.largest() >= aligned) { // MUTANT: count() outside the lock")));
 
     /** What JPF must report for the mutant to count as caught: the first line of its "error #1". */
     enum Expect {

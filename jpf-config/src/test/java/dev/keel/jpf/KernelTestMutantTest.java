@@ -187,7 +187,48 @@ class KernelTestMutantTest {
                 List.of("dev.keel.DeviceWiringTest#anArenaWithoutADeviceKnowsItAfterItsFirstAllocation"),
                 new Patch("dev/keel/VmmArena.java",
                         "wiring.compareAndSet(null, NO_DEVICE);",
-                        "// MUTANT: the arena keeps learning"));
+                        "// MUTANT: the arena keeps learning")),
+        REUSE_BEFORE_UNMAP("a freed range goes back into service before its backend deallocate (spec FreeRanges' mutant ReuseBeforeUnmap)",
+                List.of("dev.keel.VmmArenaReuseTest#aRangeComesBackOnlyAfterItsUnmapReturned"),
+                new Patch("dev/keel/VmmArena.java", """
+                            failure = release(va, record.size(), record.handle()); // ArenaOps: FreeRelease // Trace after: FreeRelease
+                            if (reuse) {
+                                putBack(lease, va - base, record.size(), failure == null);
+                            }
+                        """, """
+                            if (reuse) { putBack(lease, va - base, record.size(), true); } // MUTANT: before the unmap
+                            failure = release(va, record.size(), record.handle());
+                        """)),
+        MERGE_ACROSS_LIVE("a freed range merges with the free range below it across the live range between them (spec FreeRanges' mutant MergeAcrossLive)",
+                List.of("dev.keel.internal.FreeRangesTest#aRandomWalkAgreesWithABitmapModel",
+                        "dev.keel.VmmArenaReuseTest#exhaustedOnlyWhenNoGapBetweenTheLiveRangesFits"),
+                new Patch("dev/keel/internal/FreeRanges.java",
+                        "if (below != null && below.getValue().end == start) {",
+                        "if (below != null) { // MUTANT: merged across whatever lies between")),
+        PUT_BACK_TWICE("a free absorbed by its thread's room also goes among the free ranges: one range in two places (spec FreeRanges' mutant InsertedTwice)",
+                List.of("dev.keel.VmmArenaReuseTest#aThreadsPairsReuseOneAddressThroughItsRoom"),
+                new Patch("dev/keel/VmmArena.java",
+                        "lease.room(offset, roomEnd);                   // FreeRanges: RoomAbsorb",
+                        "lease.room(offset, roomEnd); insertFree(offset, end); // MUTANT: in the room and free")),
+        ABORT_LOSES_FREE_RANGES("a close forgets the free ranges when it begins, so an aborted close reopens without them (spec FreeRanges' mutant AbortLosesFree)",
+                List.of("dev.keel.VmmArenaReuseTest#anAbortedCloseLeavesTheFreeRangesAsTheyWere"),
+                new Patch("dev/keel/VmmArena.java",
+                        "private final FreeRanges freeRanges = new FreeRanges();",
+                        "private FreeRanges freeRanges = new FreeRanges(); // MUTANT: replaced at a close"),
+                new Patch("dev/keel/VmmArena.java",
+                        "moveTo(CLOSING);",
+                        "moveTo(CLOSING); freeRanges = new FreeRanges(); // MUTANT: the free ranges forgotten")),
+        STALE_FREE_FREES_ANY_OWNER("a free takes the record at its address whoever owns it: a buffer closed twice, or a raw free, frees a later owner's memory",
+                List.of("dev.keel.VmmArenaReuseTest#aBufferClosedTwiceNeverFreesTheNextOwnerOfItsAddress",
+                        "dev.keel.VmmArenaReuseTest#aRawFreeOfABuffersAddressIsRefused"),
+                new Patch("dev/keel/internal/AllocationTable.java",
+                        "if (owner != ANY_OWNER) {",
+                        "if (false) { // MUTANT: the owner not checked")),
+        EXHAUSTED_WITHOUT_FOLD("a request fails as exhausted though the free range at the top and the fresh space together hold it",
+                List.of("dev.keel.VmmArenaReuseTest#theFreeRangeAtTheTopJoinsTheFreshSpace"),
+                new Patch("dev/keel/VmmArena.java",
+                        "long start = freeRanges.takeEndingAt(top);",
+                        "long start = FreeRanges.NONE; // MUTANT: the top range is not folded"));
 
         final String description;
         final List<String> tests;

@@ -223,7 +223,29 @@ public final class AllocationTable {
      */
     public @Nullable Allocation removeIf(long va, BooleanSupplier admits) {
         long hash = hash(va);
-        return segments[segmentOf(va, hash)].remove(va, hash, admits);
+        return segments[segmentOf(va, hash)].remove(va, hash, admits, ANY_OWNER);
+    }
+
+    /** What {@link #removeIf(long, BooleanSupplier, Object)} returns for a raw remove of an owned record. */
+    public static final Allocation OWNED = new Allocation(0, 0, 0);
+
+    /** The owner argument of a remove that takes a record whoever owns it. */
+    private static final Object ANY_OWNER = new Object();
+
+    /**
+     * As {@link #removeIf(long, BooleanSupplier)}, for one owner. With {@code owner} null (a raw
+     * free), a record that has an owner stays and {@link #OWNED} is returned; otherwise only a
+     * record whose owner is {@code owner}, or the tracker entry that refers to it, is removed, and
+     * any other record at {@code va} counts as absent (null). With addresses handed out again, this
+     * is what keeps a stale free from freeing a later owner's record.
+     */
+    public @Nullable Allocation removeIf(long va, BooleanSupplier admits, @Nullable Object owner) {
+        long hash = hash(va);
+        return segments[segmentOf(va, hash)].remove(va, hash, admits, owner);
+    }
+
+    private static boolean ownedBy(@Nullable Object recorded, Object owner) {
+        return recorded == owner || recorded instanceof ReclaimTracker.Entry entry && entry.refersTo(owner);
     }
 
     /**
@@ -511,7 +533,7 @@ public final class AllocationTable {
             }
         }
 
-        @Nullable Allocation remove(long va, long hash, BooleanSupplier admits) {
+        @Nullable Allocation remove(long va, long hash, BooleanSupplier admits, @Nullable Object owner) {
             long size;
             long handle;
             lock();
@@ -522,6 +544,13 @@ public final class AllocationTable {
                 int slot = slotOf(va, hash);
                 if (slot < 0) {
                     return null;
+                }
+                if (owner != ANY_OWNER) {
+                    @Nullable Object[] o = owners;
+                    @Nullable Object recorded = o == null ? null : o[OWNERS_PAD + slot];
+                    if (owner == null ? recorded != null : !ownedBy(recorded, owner)) {
+                        return owner == null ? OWNED : null;
+                    }
                 }
                 size = slots[at(slot) + 1];
                 handle = slots[at(slot) + 2];

@@ -35,6 +35,21 @@ public final class ArenaMallocFailedEvent extends Event {
     @DataAmount(DataAmount.BYTES)
     public long totalBytes;
 
+    @Label("Peak Used")
+    @Description("The bump pointer's high-water mark")
+    @DataAmount(DataAmount.BYTES)
+    public long peakUsedBytes;
+
+    @Label("Free")
+    @Description("Bytes of freed ranges waiting to be handed out again")
+    @DataAmount(DataAmount.BYTES)
+    public long freeBytes;
+
+    @Label("Largest Free")
+    @Description("The longest freed range: the largest request the freed ranges can serve")
+    @DataAmount(DataAmount.BYTES)
+    public long largestFreeBytes;
+
     @Label("Failure")
     @Description("The exception's class and message")
     public @Nullable String failure;

@@ -11,9 +11,14 @@ import java.util.TreeMap;
 
 /**
  * A sequential reference model of {@code VmmArena} and of the {@link RecordingBackend} under it,
- * written from the variables of {@code spec/tla/ArenaOps.tla}, {@code InFlightDrain.tla} and
- * {@code CasBump.tla}, one operation being one atomic step (no threads, so {@code inFlight} is always 0 between steps and
- * a give-back always finds its slice on top):
+ * written from the variables of {@code spec/tla/ArenaOps.tla}, {@code InFlightDrain.tla},
+ * {@code CasBump.tla} and {@code FreeRanges.tla}, one operation being one atomic step (no threads, so {@code inFlight} is always 0 between steps and
+ * a give-back always finds its slice on top). The ranges the scenarios open are too short for
+ * chunks (fewer than 4,096 regions), so reuse is FreeRanges without rooms: a free range is taken
+ * by best fit (the shortest that holds the request, the lowest among equals), a freed range that
+ * ends at the pointer moves it back, any other goes among the free ranges merged with its free
+ * neighbours, and an exhausted request first folds the free range that ends at the pointer back
+ * into it:
  * <ul>
  * <li>{@code state}, {@code next} (the bump pointer, an offset), {@code table} (va to record),
  *     {@code mapped}, {@code leaked} — the arena;
@@ -50,6 +55,8 @@ class ArenaModel implements ArenaSystem {
     final Map<Long, Rec> granted = new TreeMap<>();
     // CasBump
     long leaked;
+    // FreeRanges: start offset to end offset, coalesced
+    final TreeMap<Long, Long> free = new TreeMap<>();
 
     // beyond the specs: what the kernel reports
     long failedMallocs;
@@ -139,11 +146,19 @@ class ArenaModel implements ArenaSystem {
         if (!state.equals(OPEN)) {                            // InFlightDrain: CallRefused
             return "throws ArenaClosedException";
         }
-        if (aligned > total - next) {                          // CasBump: CheckFits / Exhausted
-            return Render.exhausted(size, aligned, next, total);
+        long offset = bestFit(aligned);                        // FreeRanges: ReuseGrant
+        if (offset < 0) {
+            while (aligned > total - next) {                   // CasBump: CheckFits / Exhausted
+                Map.Entry<Long, Long> top = free.lowerEntry(next);
+                if (top == null || top.getValue() != next) {
+                    return Render.exhausted(size, aligned, next, total, freeBytes(), largestFree());
+                }
+                free.remove(top.getKey());                     // FreeRanges: FoldTop
+                next = top.getKey();
+            }
+            offset = next;                                     // ArenaOps: Bump
+            next = offset + aligned;
         }
-        long offset = next;                                    // ArenaOps: Bump
-        next = offset + aligned;
         long va = base + offset;
         if (closeInAllocate) {                                 // the backend's hook: a re-entrant close
             closeInAllocate = false;
@@ -166,8 +181,54 @@ class ArenaModel implements ArenaSystem {
         if (next == offset + aligned) {
             next = offset;
         } else {
-            leaked += aligned;
+            addFree(offset, offset + aligned);                 // FreeRanges: BackendFail
         }
+    }
+
+    /** The start of the best-fit free range for {@code aligned}, taken out (its rest stays free); -1 if none holds it. */
+    private long bestFit(long aligned) {
+        Map.Entry<Long, Long> best = null;
+        for (Map.Entry<Long, Long> range : free.entrySet()) {
+            long length = range.getValue() - range.getKey();
+            if (length >= aligned && (best == null || length < best.getValue() - best.getKey())) {
+                best = range;
+            }
+        }
+        if (best == null) {
+            return -1;
+        }
+        free.remove(best.getKey());
+        if (best.getValue() - best.getKey() > aligned) {
+            free.put(best.getKey() + aligned, best.getValue());
+        }
+        return best.getKey();
+    }
+
+    /** Puts [start, end) among the free ranges, merged with a free neighbour on either side. */
+    private void addFree(long start, long end) {
+        Map.Entry<Long, Long> below = free.lowerEntry(start);
+        if (below != null && below.getValue() == start) {
+            free.remove(below.getKey());
+            start = below.getKey();
+        }
+        Long above = free.remove(end);
+        free.put(start, above != null ? above : end);
+    }
+
+    long freeBytes() {
+        long bytes = 0;
+        for (Map.Entry<Long, Long> range : free.entrySet()) {
+            bytes += range.getValue() - range.getKey();
+        }
+        return bytes;
+    }
+
+    long largestFree() {
+        long largest = 0;
+        for (Map.Entry<Long, Long> range : free.entrySet()) {
+            largest = Math.max(largest, range.getValue() - range.getKey());
+        }
+        return largest;
     }
 
     /** ActiveArena: refuses an arena based at 0; malloc returns 0 and reports any error to the handler. */
@@ -211,8 +272,20 @@ class ArenaModel implements ArenaSystem {
         if (fault != null) {
             failedReleases++;
             handlerLog.add("free: throws InjectedFault(" + fault + ")");
+            leaked += rec.size();                              // FreeRanges: ReleaseFailed (maybe still mapped)
+        } else {
+            putBack(rec.va() - base, rec.size());
         }
         return "ok";
+    }
+
+    /** FreeRanges: TopGiveBack when the range ends at the pointer, FreeInsert otherwise. */
+    protected void putBack(long offset, long size) {
+        if (offset + size == next) {
+            next = offset;
+        } else {
+            addFree(offset, offset + size);
+        }
     }
 
     /** CloseSnapshot then CloseCommit; null when already CLOSED (CloseAlreadyClosed). */
@@ -356,7 +429,7 @@ class ArenaModel implements ArenaSystem {
             o.put("registeredRange", Render.hex(base) + "+" + next);
             o.put("stats", state + " total=" + total + " used=" + next + " mapped=" + mapped + " live="
                     + table.size() + " leaked=" + leaked + " failedMallocs=" + failedMallocs
-                    + " failedReleases=" + failedReleases);
+                    + " failedReleases=" + failedReleases + " free=" + freeBytes() + " largest=" + largestFree());
         }
         o.put("errorHandler", handlerLog.toString());
         o.put("reentrantClose", reentrantLog.toString());

@@ -174,7 +174,8 @@ class KernelArenaSystem implements ArenaSystem {
             o.put("registeredRange", Render.hex(range.base()) + "+" + range.usedBytes());
             o.put("stats", s.state() + " total=" + s.totalBytes() + " used=" + s.usedBytes() + " mapped="
                     + s.mappedBytes() + " live=" + s.liveCount() + " leaked=" + s.leakedBytes() + " failedMallocs="
-                    + s.failedMallocs() + " failedReleases=" + s.failedReleases());
+                    + s.failedMallocs() + " failedReleases=" + s.failedReleases() + " free=" + s.freeBytes()
+                    + " largest=" + s.largestFreeBytes());
         }
         o.put("errorHandler", handlerLog.toString());
         o.put("reentrantClose", reentrantLog.toString());

@@ -41,7 +41,8 @@ final class Render {
         }
         if (t instanceof ArenaExhaustedException e) {
             return "ArenaExhaustedException(requested=" + e.requestedBytes() + ", aligned=" + e.alignedBytes()
-                    + ", offset=" + e.offset() + ", total=" + e.totalBytes() + ")";
+                    + ", offset=" + e.offset() + ", total=" + e.totalBytes() + ", free=" + e.freeBytes()
+                    + ", largest=" + e.largestFreeBytes() + ")";
         }
         if (t instanceof DeviceOutOfMemoryException e) {
             return "DeviceOutOfMemoryException(requested=" + e.requestedBytes() + ", free=" + e.freeBytes()
@@ -51,9 +52,9 @@ final class Render {
         return t.getClass().getSimpleName();
     }
 
-    static String exhausted(long requested, long aligned, long offset, long total) {
+    static String exhausted(long requested, long aligned, long offset, long total, long free, long largest) {
         return "throws ArenaExhaustedException(requested=" + requested + ", aligned=" + aligned + ", offset=" + offset
-                + ", total=" + total + ")";
+                + ", total=" + total + ", free=" + free + ", largest=" + largest + ")";
     }
 
     static String outOfMemory(long requested, long free, long largest, long capacity, long reclaimed, int attempts) {

@@ -18,8 +18,8 @@ import java.util.Map;
  * checked instead of assumed: at every access of a field of an instance of those classes made on
  * behalf of kernel code, the nearest kernel frame on the
  * stack must belong to a class that owns such collections and the thread must hold that object's
- * lock ({@code DeviceAllocator.mutex}: the owner thread of the {@code ReentrantLock}'s
- * synchronizer; {@code ReclaimTracker} keeps its bookkeeping in arrays and in lists through its entries, not in collections). Anything else stops the search with the access.
+ * lock ({@code DeviceAllocator.mutex} and {@code FreeRanges.lock}: the owner thread of the
+ * {@code ReentrantLock}'s synchronizer; {@code ReclaimTracker} keeps its bookkeeping in arrays and in lists through its entries, not in collections). Anything else stops the search with the access.
  *
  * <p>Accesses with no kernel frame on the stack (the drivers' own, the JDK's), accesses made
  * while a constructor of the owning class runs (its object is not yet published) and accesses
@@ -30,7 +30,8 @@ public final class GuardedCollections extends LockDiscipline {
     private static final List<String> COLLECTIONS = List.of("java.util.HashMap", "java.util.HashSet",
             "java.util.TreeMap", "java.util.TreeSet");
     /** Kernel classes that keep JDK collections, and the field of their lock. */
-    private static final Map<String, String> GUARDS = Map.of("dev.keel.DeviceAllocator", "mutex");
+    private static final Map<String, String> GUARDS = Map.of("dev.keel.DeviceAllocator", "mutex",
+            "dev.keel.internal.FreeRanges", "lock");
 
     public GuardedCollections(Config conf) {
     }

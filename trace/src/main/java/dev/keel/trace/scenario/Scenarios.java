@@ -102,8 +102,13 @@ public final class Scenarios {
         }
     }
 
+    /**
+     * The traced arenas hand no freed range out again: the specs the traces are checked against
+     * ({@code CasBump}, {@code InFlightLeases}, {@code KeelSystem}) model the bump without reuse,
+     * in which a free never moves the pointer back ({@code FreeRanges} models reuse).
+     */
     private static VmmArena open(ScenarioBackend backend) {
-        return VmmArena.builder(backend).totalBytes(TOTAL).errorHandler(QUIET).open();
+        return VmmArena.builder(backend).totalBytes(TOTAL).errorHandler(QUIET).reuseFreedRanges(false).open();
     }
 
     static Thread thread(String name, Runnable body) {
@@ -422,7 +427,7 @@ public final class Scenarios {
             }
         });
         VmmArena arena = VmmArena.builder(backend).totalBytes(4 * ScenarioBackend.GRANULARITY * calls)
-                .errorHandler(QUIET).open();
+                .errorHandler(QUIET).reuseFreedRanges(false).open();
         List<Thread> threads = new ArrayList<>();
         for (int k = 0; k < calls; k++) {
             threads.add(thread("op" + k, () -> arena.free(arena.malloc(4))));

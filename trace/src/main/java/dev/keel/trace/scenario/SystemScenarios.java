@@ -250,7 +250,7 @@ final class SystemScenarios {
             for (int a = 0; a < 2; a++) {
                 DeviceBackend backend = new DeviceBackend(allocator);
                 backends.add(backend);
-                arenas.add(VmmArena.builder(backend).totalBytes(ARENA_BYTES).hostLock(host).errorHandler(QUIET).open());
+                arenas.add(VmmArena.builder(backend).totalBytes(ARENA_BYTES).hostLock(host).errorHandler(QUIET).reuseFreedRanges(false).open());
             }
             id = Trace.open("SystemOpen", "arenas", arenas.size(), "units", UNITS);
             Trace.record(id, "Member", "object", KernelHooks.traceId(allocator));
