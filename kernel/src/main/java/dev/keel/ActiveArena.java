@@ -69,11 +69,20 @@ public final class ActiveArena {
         }
     }
 
-    /** Frees {@code va} in the active arena; does nothing when none is active. */
+    /**
+     * Frees {@code va} in the active arena; does nothing when none is active. Never throws a
+     * {@link RuntimeException}: a free the arena refuses (the address of a {@link DeviceBuffer})
+     * goes to its handler and frees nothing, as a shim's {@code free} must not unwind into its
+     * caller.
+     */
     public static void free(long va) {
         VmmArena arena = ACTIVE.get();
         if (arena != null) {
-            arena.free(va);
+            try {
+                arena.free(va);
+            } catch (RuntimeException refused) {
+                arena.reportError("free", refused);
+            }
         }
     }
 

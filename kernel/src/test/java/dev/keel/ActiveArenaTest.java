@@ -52,6 +52,19 @@ class ActiveArenaTest {
     }
 
     @Test
+    void aShimsFreeOfABuffersAddressIsReportedNotThrown() {
+        try (ActiveArena.Scope scope = ActiveArena.use(arena)) {
+            DeviceBuffer buffer = DeviceBuffer.allocate(arena, G);
+            ActiveArena.free(buffer.va());
+            assertEquals(1, arena.liveCount(), "the buffer's record stays");
+            assertEquals(1, handled.size());
+            assertInstanceOf(IllegalArgumentException.class, handled.get(0));
+            buffer.close();
+            assertEquals(0, arena.liveCount());
+        }
+    }
+
+    @Test
     void nestedUseIsRefusedAndTheFirstStaysActive() {
         VmmArena other = VmmArena.open(new RecordingBackend(G, BASE + (1L << 40)), 4 * G);
         try (ActiveArena.Scope scope = ActiveArena.use(arena)) {
