@@ -122,6 +122,17 @@ final class ModelClaims {
             }
             parts.add("range " + c.get("T"));
             parts.add("a " + Long.toBinaryString(Long.parseLong(c.get("WordMax"))).length() + "-bit word");
+        } else if (c.containsKey("Calls") && c.containsKey("Keepers")) { // FreeRanges
+            int threads = size(c.get("Threads"));
+            int keepers = size(c.get("Keepers"));
+            String who = keepers == threads ? (threads == 2 ? "both" : "all") : String.valueOf(keepers);
+            parts.add(count(threads, "thread") + " (" + who + " keeping a chunk)");
+            parts.add(sizes(c.get("Sizes")));
+            parts.add("granule " + c.get("G"));
+            parts.add("region " + c.get("C"));
+            parts.add("small up to " + c.get("Small"));
+            parts.add("range " + c.get("T"));
+            parts.add(count(Integer.parseInt(c.get("Calls")), "call") + " in all, a closer that may abort");
         } else if (c.containsKey("OpThreads")) {
             parts.add(count(size(c.get("OpThreads")), "op thread") + " × " + count(Integer.parseInt(c.get("OpsPerThread")), "call"));
             int deadline = size(c.get("DeadlineClosers"));

@@ -184,6 +184,10 @@ class ModelClaimsTest {
         assertEquals("2 threads (1 keeping a chunk), sizes {1, 3, 15}, granule 2, region 4, small up to 2, range 10, a 4-bit word",
                 ModelClaims.bounds(model("CONSTANTS", "Threads = {t1, t2}", "Sizes = {1, 3, 15}", "G = 2", "C = 4",
                         "Small = 2", "Keepers = {t1}", "T = 10", "WordMax = 15")));
+        assertEquals("2 threads (1 keeping a chunk), sizes {1, 3}, granule 2, region 4, small up to 2, range 12, 4 calls in all,"
+                        + " a closer that may abort",
+                ModelClaims.bounds(model("CONSTANTS", "Threads = {t1, t2}", "Keepers = {t1}", "Sizes = {1, 3}", "G = 2",
+                        "C = 4", "Small = 2", "T = 12", "Calls = 4")));
         assertEquals("1 host + 1 native thread, 2 units (1 garbage), 2 tries, a deadline on the finalizer wait",
                 ModelClaims.bounds(model("CONSTANTS", "HostThreads = {h1}", "NativeThreads = {n1}", "Finalizer = Finalizer",
                         "Capacity = 2", "InitGarbage = 1", "MaxAttempts = 2", "Deadline = TRUE")));
