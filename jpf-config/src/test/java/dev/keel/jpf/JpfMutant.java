@@ -131,7 +131,7 @@ enum JpfMutant {
     REUSE_BEFORE_UNMAP("(u) a freed range put back into service before its backend deallocate", Driver.REUSE,
             Expect.CHECK_FAILS,
             List.of(new Patch("dev/keel/VmmArena.java", """
-                        failure = release(va, record.size(), record.handle()); // ArenaOps: FreeRelease // Trace after: FreeRelease
+                        failure = release(va, record.size(), record.handle()); // ArenaOps: FreeRelease // FreeRanges: UnmapOk, UnmapFail // Trace after: FreeRelease
                         if (reuse) {
                             putBack(lease, va - base, record.size(), failure == null);
                         }

@@ -28,11 +28,11 @@ enum KernelMutant {
             new Patch("dev/keel/VmmArena.java", """
                     InFlightLeases.Lease lease = leases.enter();
                     try {
-                        long offset = fitsRoom(lease, aligned) ? roomGrant(lease, aligned) : bump(lease, size, aligned); // ChunkBump: Request // Trace before: Request size=size
+                        long offset = fitsRoom(lease, aligned) ? roomGrant(lease, aligned) : claim(lease, size, aligned); // ChunkBump: Request // Trace before: Request size=size
                     """, """
                     InFlightLeases.Lease lease = leases.enter();
                     leases.exit(lease); // MUTANT: the lease found but not marked
-                    long offset = fitsRoom(lease, aligned) ? roomGrant(lease, aligned) : bump(lease, size, aligned); // Trace before: Request size=size
+                    long offset = fitsRoom(lease, aligned) ? roomGrant(lease, aligned) : claim(lease, size, aligned); // Trace before: Request size=size
                     lease = leases.enter(); // MUTANT: MallocEnter before MallocMark
                     try {
                     """)),
@@ -41,10 +41,10 @@ enum KernelMutant {
             new Patch("dev/keel/VmmArena.java", """
                     InFlightLeases.Lease lease = leases.enter();
                     try {
-                        Allocation record = table.removeIf(va, acceptsFrees);
+                        Allocation record = table.removeIf(va, acceptsFrees, owner);
                     """, """
                     try { /* MUTANT: no FreeMark */
-                        Allocation record = table.removeIf(va, acceptsFrees);"""),
+                        Allocation record = table.removeIf(va, acceptsFrees, owner);"""),
             new Patch("dev/keel/VmmArena.java",
                     "exit(lease); // InFlightLeases: FreeExit",
                     "// MUTANT: no FreeExit //")),

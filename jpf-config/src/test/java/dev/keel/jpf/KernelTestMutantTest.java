@@ -191,7 +191,7 @@ class KernelTestMutantTest {
         REUSE_BEFORE_UNMAP("a freed range goes back into service before its backend deallocate (spec FreeRanges' mutant ReuseBeforeUnmap)",
                 List.of("dev.keel.VmmArenaReuseTest#aRangeComesBackOnlyAfterItsUnmapReturned"),
                 new Patch("dev/keel/VmmArena.java", """
-                            failure = release(va, record.size(), record.handle()); // ArenaOps: FreeRelease // Trace after: FreeRelease
+                            failure = release(va, record.size(), record.handle()); // ArenaOps: FreeRelease // FreeRanges: UnmapOk, UnmapFail // Trace after: FreeRelease
                             if (reuse) {
                                 putBack(lease, va - base, record.size(), failure == null);
                             }
