@@ -43,7 +43,9 @@ enum KernelMutant {
                     try {
                         Allocation record = table.removeIf(va, acceptsFrees, owner);
                     """, """
-                    try { /* MUTANT: no FreeMark */
+                    InFlightLeases.Lease lease = leases.enter();
+                    leases.exit(lease); // MUTANT: the lease (its room takes the put-back) but no FreeMark
+                    try {
                         Allocation record = table.removeIf(va, acceptsFrees, owner);"""),
             new Patch("dev/keel/VmmArena.java",
                     "exit(lease); // InFlightLeases: FreeExit",
