@@ -70,17 +70,16 @@ public final class ActiveArena {
     }
 
     /**
-     * Frees {@code va} in the active arena; does nothing when none is active. Never throws a
-     * {@link RuntimeException}: a free the arena refuses (the address of a {@link DeviceBuffer})
-     * goes to its handler and frees nothing, as a shim's {@code free} must not unwind into its
-     * caller.
+     * Frees {@code va} in the active arena; does nothing when none is active. A free the arena
+     * refuses (the address of a {@link DeviceBuffer}) goes to its handler and frees nothing, as a
+     * shim's {@code free} must not unwind into its caller for a bad address.
      */
     public static void free(long va) {
         VmmArena arena = ACTIVE.get();
         if (arena != null) {
             try {
                 arena.free(va);
-            } catch (RuntimeException refused) {
+            } catch (IllegalArgumentException refused) { // only the refusal: anything else is a defect to surface
                 arena.reportError("free", refused);
             }
         }
