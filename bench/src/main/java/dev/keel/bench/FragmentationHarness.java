@@ -27,7 +27,7 @@ import java.util.stream.Collectors;
 /**
  * Address reuse in {@code VmmArena} (issue 53): the three workloads of the issue's table, each with
  * reuse on and off, and a fragmentation benchmark with random sizes and lifetimes at the
- * granularities 4 KiB, 64 KiB and 2 MiB, on backends that map nothing ({@link Unmapped}: the
+ * granularities 4 KiB, 64 KiB and 2 MiB, on backends that map nothing ({@link NoOpBackend}: the
  * handle is the address), so that only the arena's own bookkeeping is measured.
  *
  * <p><b>The workloads.</b> A <i>step</i> is one malloc, preceded by the free of a live buffer once
@@ -106,40 +106,6 @@ public final class FragmentationHarness {
     private static final ThreadMXBean CPU = ManagementFactory.getThreadMXBean();
 
     private FragmentationHarness() {
-    }
-
-    /** A backend that maps nothing, at a granularity and base of its own: the handle is the address. */
-    static final class Unmapped implements VmmBackend {
-        private final long granularity;
-        private final long base;
-
-        Unmapped(long granularity, long base) {
-            this.granularity = granularity;
-            this.base = base;
-        }
-
-        @Override
-        public long granularity() {
-            return granularity;
-        }
-
-        @Override
-        public long reserve(long bytes) {
-            return base;
-        }
-
-        @Override
-        public long allocate(long va, long size) {
-            return va;
-        }
-
-        @Override
-        public void deallocate(long va, long size, long handle) {
-        }
-
-        @Override
-        public void releaseReserve(long base, long bytes) {
-        }
     }
 
     // ------------------------------------------------------------------ settings and workloads
@@ -576,7 +542,7 @@ public final class FragmentationHarness {
     }
 
     private static Execution execute(Spec spec, boolean reuse, boolean checked, long seed) throws InterruptedException {
-        VmmArena arena = VmmArena.builder(new Unmapped(spec.granularity(), BASE))
+        VmmArena arena = VmmArena.builder(new NoOpBackend(spec.granularity(), BASE))
                 .totalBytes(spec.totalBytes()).reuseFreedRanges(reuse).open();
         Checker checker = !checked ? null : spec.threads() == 1 ? new OneThread(arena) : new Threads(arena);
         CountDownLatch gate = new CountDownLatch(1);

@@ -13,14 +13,27 @@ final class NoOpBackend implements VmmBackend {
     static final long TOTAL_BYTES = 1L << 46;
     private static final long BASE = 0x1000_0000_0000L;
 
+    private final long granularity;
+    private final long base;
+
+    NoOpBackend() {
+        this(GRANULARITY, BASE);
+    }
+
+    /** A backend of another granularity, whose reserve returns {@code base}. */
+    NoOpBackend(long granularity, long base) {
+        this.granularity = granularity;
+        this.base = base;
+    }
+
     @Override
     public long granularity() {
-        return GRANULARITY;
+        return granularity;
     }
 
     @Override
     public long reserve(long bytes) {
-        return BASE;
+        return base;
     }
 
     @Override
