@@ -3,7 +3,6 @@ package dev.keel.bench;
 import dev.keel.ArenaExhaustedException;
 import dev.keel.ArenaStats;
 import dev.keel.VmmArena;
-import dev.keel.VmmBackend;
 
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
