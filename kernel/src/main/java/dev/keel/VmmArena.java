@@ -394,7 +394,7 @@ public final class VmmArena implements AutoCloseable {
         this.wiring.set(device);
         this.ownTracker = device != null ? null
                 : new ReclaimTracker("arena-" + ARENAS_OPENED.incrementAndGet(), DeviceBuffer::cleaningOf);
-        this.leases = new InFlightLeases(); // Trace open: ArenaOpen total=totalBytes granularity=granularity slots=InFlightLeases.firstChunkSlots() // Trace alias: leases
+        this.leases = new InFlightLeases(); // Trace open: ArenaOpen total=totalBytes granularity=granularity slots=InFlightLeases.firstChunkSlots() reuse=reuse // Trace alias: leases
     }
 
     /** Opens an arena over a {@linkplain #DEFAULT_TOTAL_BYTES 16 TiB} range of {@code backend}. */
@@ -726,7 +726,7 @@ public final class VmmArena implements AutoCloseable {
         freeRanges.lock();
         try {
             leases.publish(lease);                             // the mark before the load, as in roomGrant
-            boolean admitted = stateOf(next.get()) == OPEN;    // FreeRanges: MallocRefused // InFlightLeases: MallocEnter
+            boolean admitted = stateOf(next.get()) == OPEN;    // FreeRanges: MallocRefused // InFlightLeases: MallocEnter // Trace: ReuseLock open=admitted exhausted=exhausted
             if (!admitted) {
                 throw closedException();
             }
@@ -738,7 +738,7 @@ public final class VmmArena implements AutoCloseable {
                 roomStart = roomEnd;
             }
             boolean chunked = chunked(lease, aligned);
-            long offset = freeRanges.take(aligned, chunked ? regionBytes : aligned); // FreeRanges: ReuseGrant, ExhaustReuse
+            long offset = freeRanges.take(aligned, chunked ? regionBytes : aligned); // FreeRanges: ReuseGrant, ExhaustReuse // Trace: ReuseTake va=offset
             if (offset != FreeRanges.NONE) {
                 if (chunked) {
                     lease.room(offset + aligned, offset + freeRanges.taken());
@@ -751,20 +751,20 @@ public final class VmmArena implements AutoCloseable {
             if (!exhausted) {
                 return FreeRanges.NONE;
             }
-            long seen = next.get();
+            long seen = next.get();                                // Trace: ExhaustRead seen=seen&OFFSETS
             long top = seen & OFFSETS;
             long start = freeRanges.takeEndingAt(top);
             if (start != FreeRanges.NONE) {
                 counters.beforeGiveBack(top);
-                if (!next.compareAndSet(seen, seen - (top - start))) { // FreeRanges: ExhaustFold
+                if (!next.compareAndSet(seen, seen - (top - start))) { // FreeRanges: ExhaustFold // Trace if(traceFoldLost): traceFoldLost ? ExhaustFoldLost seen=top start=start : ExhaustFold next=start
                     freeRanges.add(start, top);
                 }
                 return RETRY;
             }
             if (aligned <= totalBytes - top) {
-                return RETRY;                                  // FreeRanges: ExhaustRetry (a give-back moved the pointer down since the bump looked)
+                return RETRY;                                  // FreeRanges: ExhaustRetry (a give-back moved the pointer down since the bump looked) // Trace before: ExhaustRetry
             }
-            throw new ArenaExhaustedException(requested, aligned, top, totalBytes, // FreeRanges: Exhausted
+            throw new ArenaExhaustedException(requested, aligned, top, totalBytes, // FreeRanges: Exhausted // Trace before: ExhaustThrow
                     freeRanges.freeBytes(), freeRanges.largest());
         } finally {
             freeRanges.unlock();
@@ -836,7 +836,7 @@ public final class VmmArena implements AutoCloseable {
     private void insertFree(long start, long end) {
         freeRanges.lock();
         try {
-            freeRanges.add(start, end);
+            freeRanges.add(start, end);                            // Trace: FreeAdd start=start end=end
         } finally {
             freeRanges.unlock();
         }
@@ -1137,7 +1137,7 @@ public final class VmmArena implements AutoCloseable {
      */
     private void putBack(InFlightLeases.Lease lease, long offset, long bytes, boolean unmapped) {
         if (!unmapped) {
-            leaked.addAndGet(bytes);                           // FreeRanges: UnmapFail (the range is leaked)
+            leaked.addAndGet(bytes);                           // FreeRanges: UnmapFail (the range is leaked) // Trace: UnmapLeak
             return;
         }
         long end = offset + bytes;
@@ -1153,7 +1153,7 @@ public final class VmmArena implements AutoCloseable {
                 return;
             }
         }
-        if (giveBack(end, bytes)) {                            // FreeRanges: TopGiveBack
+        if (giveBack(end, bytes)) {                            // FreeRanges: TopGiveBack // Trace if(traceTop): traceTop ? TopGiveBack next=offset
             return;
         }
         insertFree(offset, end);                               // FreeRanges: FreeInsert

@@ -112,6 +112,23 @@ final class ObjectLog {
         return open.get("granularity") / unit;
     }
 
+    /**
+     * Whether the arena hands freed ranges out again ({@code reuse=1} on its opening line; a trace
+     * written before the field existed has none: every arena then was one-shot).
+     */
+    boolean reuse() {
+        return kind == Kind.ARENA && open.fields().getOrDefault("reuse", 0L) == 1;
+    }
+
+    /**
+     * Whether the arena hands out chunks: as the kernel decides, a range of at least 4,096 regions
+     * of 64 granules.
+     */
+    boolean chunked() {
+        long granularity = open.get("granularity");
+        return kind == Kind.ARENA && granularity <= Long.MAX_VALUE / 64 && open.get("total") / (granularity * 64) >= 4096;
+    }
+
     /** The slots of the first chunk. */
     long initialSlots() {
         return open.get("slots");

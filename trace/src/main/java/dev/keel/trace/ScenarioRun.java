@@ -32,9 +32,19 @@ public final class ScenarioRun {
      */
     public static int record(String classPath, Path trace, int randoms, Path console)
             throws IOException, InterruptedException {
+        return record(classPath, Scenarios.class.getName(), trace, randoms, console);
+    }
+
+    /**
+     * As {@link #record(String, Path, int, Path)}, with the scenarios of {@code scenarios}, a class
+     * whose {@code main} takes how many random schedules and the first seed ({@code
+     * dev.keel.trace.scenario.ReuseScenarios}, the runs with address reuse).
+     */
+    public static int record(String classPath, String scenarios, Path trace, int randoms, Path console)
+            throws IOException, InterruptedException {
         List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Dkeel.trace.file=" + trace.toAbsolutePath(), "-cp", classPath,
-                Scenarios.class.getName(), Integer.toString(randoms), "1");
+                scenarios, Integer.toString(randoms), "1");
         Process child = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(console.toFile()).start();
         if (!child.waitFor(LIMIT_SECONDS, TimeUnit.SECONDS)) {
             child.destroyForcibly().waitFor();

@@ -75,8 +75,9 @@ public final class TraceCheck {
                     verdict.rejection() == null ? "every log fits" : "REJECTED");
         }
         if (result.unchecked() > 0) {
-            out.println(result.unchecked() + (result.unchecked() == 1 ? " allocator is" : " allocators are")
-                    + " not checked: LockOrdering needs the callers' steps, which only Keel's trace scenarios record");
+            out.println(result.unchecked() + (result.unchecked() == 1 ? " log is" : " logs are")
+                    + " not checked: LockOrdering needs an allocator's callers' steps, which only Keel's trace scenarios"
+                    + " record, and FreeRanges' trace follows only arenas too small for chunks");
         }
         if (result.accepted()) {
             String allocators = result.allocators() == 0 ? ""

@@ -229,6 +229,156 @@ enum TraceSpec {
     },
 
     /**
+     * Address reuse in an arena that hands freed ranges out again (spec {@code FreeRanges}), without
+     * chunks: the arena's range is too small for them, as every trace scenario's is, so no thread
+     * keeps a room ({@code Keepers} is empty) and the spec's room actions never occur. Each thread is
+     * a process ({@code o1, o2...}); the close's steps are the environment's ({@code env}).
+     *
+     * <p>Most events are FreeRanges actions under the kernel's name. The others:
+     * <ul>
+     *   <li>the bump's read ({@code Load}, a failed exchange's {@code CasFail}) is one step with its
+     *       checks: {@code Exhausted} there is {@code BumpShort} (with the value read, which the spec's
+     *       {@code next} must equal), {@code BumpRefused} a {@code MallocRefused};</li>
+     *   <li>{@code ReuseLock} is the admission under the free ranges' lock. Refused, it is
+     *       {@code MallocRefused}; admitted, the take that follows under the same lock
+     *       ({@code ReuseTake va=}) is {@code ReuseGrant}, or after an exhausted bump {@code
+     *       ExhaustReuse}, at the admission's place in the log: the lock is held from before the
+     *       admission to after the take, so no other step touches the free ranges between them, and
+     *       the take reads nothing else that another thread writes. A take that found nothing on
+     *       the exhausted path is {@code ExhaustAdmit} there, and the path's outcome is decided at its
+     *       read of {@code next} ({@code ExhaustRead}): {@code ExhaustRetry} or {@code Exhausted}
+     *       there (the kernel's {@code ExhaustRetry} and {@code ExhaustThrow} lines, later, only
+     *       say which), or the fold's compare-and-set ({@code ExhaustFold} or
+     *       {@code ExhaustFoldLost}) later;</li>
+     *   <li>{@code FreeAdd} is the insert into the free ranges, {@code RollbackInsert} or
+     *       {@code FreeInsert} as the thread's pc decides;</li>
+     *   <li>{@code FreeRelease} is {@code UnmapFail} if the thread's next line is {@code UnmapLeak}
+     *       (the range counted as leaked), otherwise {@code UnmapOk};</li>
+     *   <li>a free's {@code FreeEnter} that removed a record is {@code FreeRemove}; the other guard
+     *       steps, the early checks, {@code CheckFits}, {@code CasFail}'s retry, {@code Leak} (a
+     *       give-back whose exchange found the grant no longer the top: {@code FreeAdd} follows),
+     *       {@code MallocInsert} and the close's other steps are not FreeRanges steps.</li>
+     * </ul>
+     */
+    FREE_RANGES("FreeRanges", ObjectLog.Kind.ARENA, """
+            CONSTANTS
+                Threads <- TraceThreads
+                Keepers <- TraceKeepers
+                Sizes <- TraceSizes
+                G <- TraceG
+                C <- TraceC
+                Small <- TraceSmall
+                T <- TraceT
+                Calls <- TraceCalls
+            INIT TraceInit
+            NEXT TraceNext
+            INVARIANTS
+                TypeOK LiveDisjoint NothingLost NoReuseBeforeUnmap FreeCoalesced FreeBelowNext
+                RoomsBounded NoMallocAfterSeal Diagnosis
+            PROPERTIES
+                GrantsOnlyWhileOpen RemovesOnlyBeforeSeal ExhaustedOnlyWhenNothingFits
+            """) {
+        @Override
+        SpecTrace project(ObjectLog arena) {
+            Records records = new Records(arena);
+            records.declare("Threads");
+            records.declare("Keepers");
+            long granule = arena.granularity();
+            records.member("Sizes", Long.toString(granule));
+            records.fixed("G", granule);
+            records.fixed("C", granule); // no keepers: the region and the small bound only need to be valid
+            records.fixed("Small", granule);
+            records.fixed("T", arena.total());
+            String env = records.named("env", "the closes");
+            List<TraceEvent> events = arena.events();
+            Map<TraceEvent, TraceEvent> following = new HashMap<>(); // an event -> the next one of its thread
+            Map<String, TraceEvent> later = new HashMap<>();
+            for (int n = events.size() - 1; n >= 0; n--) {
+                TraceEvent e = events.get(n);
+                TraceEvent next = later.put(e.thread(), e);
+                if (next != null) {
+                    following.put(e, next);
+                }
+            }
+            Map<String, Long> size = new HashMap<>(); // thread -> its request, rounded, in units
+            Map<String, Long> seen = new HashMap<>(); // thread -> the value its bump read last
+            int calls = 0;
+            for (TraceEvent e : events) {
+                String thread = e.thread();
+                String t = records.process("o", thread);
+                TraceEvent next = following.get(e);
+                String nextAction = next == null ? "" : next.action();
+                switch (e.action()) {
+                    case "Request" -> {
+                        long units = arena.requestUnits(e.get("size"));
+                        long rounded = (units + granule - 1) / granule * granule;
+                        size.put(thread, rounded);
+                        records.member("Sizes", Long.toString(rounded));
+                        calls++;
+                    }
+                    case "Load", "CasFail" -> seen.put(thread, arena.units(e.get("seen")));
+                    case "Exhausted" -> threadStep(records, e, "BumpShort", t, "size", size.getOrDefault(thread, granule),
+                            "seen", seen.getOrDefault(thread, -1L));
+                    case "BumpRefused" -> threadStep(records, e, "MallocRefused", t);
+                    case "CasSucceed" -> threadStep(records, e, "Bump", t, "size", size.getOrDefault(thread, granule),
+                            "next", arena.units(e.get("next")), "va", arena.units(e.get("va")));
+                    case "ReuseLock" -> {
+                        boolean exhausted = e.get("exhausted") == 1;
+                        if (e.get("open") == 0) {
+                            threadStep(records, e, "MallocRefused", t);
+                        } else if (next == null || !nextAction.equals("ReuseTake")) {
+                            // A kernel that took nothing after its admission: a step of its own, which no state takes.
+                            threadStep(records, e, "ReuseLockWithoutTake", t);
+                        } else if (next.get("va") >= 0) {
+                            // The take, at its admission: see the class comment.
+                            threadStep(records, next, exhausted ? "ExhaustReuse" : "ReuseGrant", t,
+                                    "size", size.getOrDefault(thread, granule), "va", arena.units(next.get("va")));
+                        } else if (exhausted) {
+                            threadStep(records, e, "ExhaustAdmit", t);
+                        }
+                    }
+                    case "ExhaustRead" -> {
+                        String outcome = switch (nextAction) {
+                            case "ExhaustRetry" -> "ExhaustRetry";
+                            case "ExhaustThrow" -> "Exhausted";
+                            default -> "ExhaustRead"; // the fold's compare-and-set decides, at its own line
+                        };
+                        threadStep(records, e, outcome, t, "seen", arena.units(e.get("seen")));
+                    }
+                    case "ExhaustFold" -> threadStep(records, e, "ExhaustFold", t, "next", arena.units(e.get("next")));
+                    case "ExhaustFoldLost" -> threadStep(records, e, "ExhaustFoldLost", t,
+                            "seen", arena.units(e.get("seen")), "start", arena.units(e.get("start")));
+                    case "BackendOk", "BackendFail" -> threadStep(records, e, e.action(), t);
+                    case "GiveBack", "TopGiveBack" -> threadStep(records, e, e.action(), t, "next", arena.units(e.get("next")));
+                    case "FreeAdd" -> threadStep(records, e, "FreeAdd", t,
+                            "start", arena.units(e.get("start")), "end", arena.units(e.get("end")));
+                    case "FreeEnter" -> {
+                        if (e.get("accepts") == 1 && e.get("found") == 1) {
+                            calls++;
+                            threadStep(records, e, "FreeRemove", t, "va", arena.offsetUnits(e.get("va")));
+                        }
+                    }
+                    case "FreeRelease" -> threadStep(records, e, nextAction.equals("UnmapLeak") ? "UnmapFail" : "UnmapOk", t);
+                    case "CloseBegin", "CloseSeal", "CloseCommit", "CloseAbort" -> records.step(e, env);
+                    case "CloseTimeout" -> records.stepAs(e, "CloseAbort", env);
+                    default -> {
+                        // ReuseTake, ExhaustRetry, ExhaustThrow, UnmapLeak (read with the line before them),
+                        // and the steps that are not FreeRanges' (the guard's, CheckFits, Leak, MallocInsert,
+                        // the close's others).
+                    }
+                }
+            }
+            records.atLeast("Calls", calls);
+            return records.build();
+        }
+
+        private void threadStep(Records records, TraceEvent e, String action, String t, Object... fields) {
+            records.member("Threads", t);
+            records.stepAs(e, action, t, fields);
+        }
+    },
+
+    /**
      * Every step of one device allocator, its pressure callback (a {@link dev.keel.GcReclaimer}),
      * its callers and its cleaner. A caller is a host thread ({@code h1, h2...}) or a native one
      * ({@code n1...}) as its first {@code CallerEnter} says; every free is the finalizer's
@@ -565,10 +715,20 @@ enum TraceSpec {
      * Whether this spec checks {@code log}: one of its kind, and for LockOrdering one that records
      * its callers' steps. An embedder's run has none (and its JVM collects when it likes, which
      * LockOrdering's {@code Collect} does not model), so its allocators are recorded, not checked.
+     * An arena that reuses freed ranges is FreeRanges', one that does not CasBump's and
+     * InFlightLeases'; an arena that reuses and hands out chunks is checked by none (the chunk
+     * path is not traced: see {@link #FREE_RANGES}).
      */
     boolean checks(ObjectLog log) {
-        return log.kind() == kind && (kind != ObjectLog.Kind.ALLOCATOR
-                || log.events().stream().anyMatch(event -> event.action().equals("CallerEnter")));
+        if (log.kind() != kind) {
+            return false;
+        }
+        return switch (this) {
+            case CAS_BUMP, IN_FLIGHT_LEASES -> !log.reuse();
+            case FREE_RANGES -> log.reuse() && !log.chunked();
+            case LOCK_ORDERING -> log.events().stream().anyMatch(event -> event.action().equals("CallerEnter"));
+            case KEEL_SYSTEM -> true;
+        };
     }
 
     /** Whether some spec checks {@code log}, itself or as a member of a system KeelSystem checks. */

@@ -22,6 +22,9 @@ import java.util.regex.Pattern;
  *       lock taken, a backend call returned, a check of local values).</li>
  *   <li>{@code // Trace before: EVENTS}: a step of its own before the statement (a lock released,
  *       a throw); the only marker that may follow the first line of a statement that goes on.</li>
+ *   <li>{@code // Trace if(name): EVENTS}, after a line <code>if (CONDITION) {</code>: the condition
+ *       (a compare-and-set, say) is evaluated into the new local {@code name} in one step with the
+ *       events, which may test it; the {@code if} then tests {@code name}.</li>
  *   <li>{@code // Trace open: Kind key=value...}: after the statement, the object is registered
  *       and its creation recorded; {@code // Trace alias: expr}: {@code expr}'s steps are the
  *       object's (an arena's in-flight guard).</li>
@@ -39,7 +42,10 @@ public final class TracedKernel {
 
     private static final String TRACE = "dev.keel.internal.Trace";
     private static final Pattern MARKER =
-            Pattern.compile("//\\s*Trace(?:\\(([^)]+)\\))?(?: (after|before|open|alias))?:\\s*([^/]*?)\\s*(?=//|$)");
+            Pattern.compile("//\\s*Trace(?:\\(([^)]+)\\))?(?: (after|before|open|alias|if\\(\\w+\\)))?:\\s*([^/]*?)\\s*(?=//|$)");
+    /** The line an {@code if(name)} marker follows: <code>if (CONDITION) {</code>. */
+    private static final Pattern IF = Pattern.compile("if \\((.+)\\) \\{");
+    private static final Pattern IF_KIND = Pattern.compile("if\\((\\w+)\\)");
     /** A local declaration with an initialiser: type, name, initialiser. */
     private static final Pattern DECLARATION =
             Pattern.compile("((?:final\\s+)?[\\w.]+(?:<[\\w<>, ?.@]*>)?(?:\\[\\])*)\\s+(\\w+)\\s*=\\s*(.+);");
@@ -103,9 +109,13 @@ public final class TracedKernel {
             throw new IllegalArgumentException("a trace marker needs a statement on its line");
         }
         boolean onlyBefore = markers.stream().allMatch(marker -> marker.kind().equals("before"));
+        boolean condition = markers.size() == 1 && markers.get(0).kind().startsWith("if(");
+        if (condition) {
+            return indent + condition(statement, markers.get(0)) + " " + line.substring(codeEnd).strip();
+        }
         if (!statement.endsWith(";") && !onlyBefore) {
             throw new IllegalArgumentException("a trace marker must follow a statement that ends in ';'"
-                    + " (only 'Trace before:' may start a statement that goes on)");
+                    + " (only 'Trace before:' may start a statement that goes on, 'Trace if(name):' an if)");
         }
         String traced = statement;
         boolean original = true;
@@ -135,6 +145,25 @@ public final class TracedKernel {
     }
 
     private record MatchResult(String object, String kind, String body) {
+    }
+
+    /**
+     * <code>if (CONDITION) {</code> with the marker {@code // Trace if(name): EVENTS}: the condition is
+     * evaluated into {@code name} in one step with the events, which may read {@code name} (a
+     * compare-and-set whose outcome decides the event), and the {@code if} tests {@code name}.
+     */
+    private static String condition(String statement, MatchResult marker) {
+        Matcher test = IF.matcher(statement);
+        if (!test.matches()) {
+            throw new IllegalArgumentException("a 'Trace if(name):' marker must follow 'if (condition) {' alone on its line");
+        }
+        Matcher kind = IF_KIND.matcher(marker.kind());
+        if (!kind.matches() || marker.object() != null) {
+            throw new IllegalArgumentException("a 'Trace if(name):' marker takes no object");
+        }
+        String name = kind.group(1);
+        return "boolean " + name + "; " + TRACE + ".begin(); try { " + name + " = " + test.group(1) + "; "
+                + events("this", marker.body()) + " } finally { " + TRACE + ".end(); } if (" + name + ") {";
     }
 
     /** The statement and the events as one step; a declaration is hoisted so that its name stays in scope. */

@@ -64,6 +64,18 @@ class TracedKernelTest {
                 TracedKernel.rewrite("g = new G(); // Trace open: Open n=n // Trace alias: g"));
     }
 
+    /** A condition whose outcome the events name (a compare-and-set): evaluated into a local in the step, then tested. */
+    @Test
+    void aConditionIsEvaluatedInTheStepAndTestedAfter() {
+        assertEquals("boolean lost; " + T + ".begin(); try { lost = !next.compareAndSet(s, s - 4); if (lost) { " + T
+                        + ".event(this, \"FoldLost\", \" seen=\" + " + T + ".v(s)); } else { " + T
+                        + ".event(this, \"Fold\", \"\"); } } finally { " + T + ".end(); } if (lost) {"
+                        + " // F: Fold // Trace if(lost): lost ? FoldLost seen=s : Fold",
+                TracedKernel.rewrite("if (!next.compareAndSet(s, s - 4)) { // F: Fold // Trace if(lost): lost ? FoldLost seen=s : Fold"));
+        assertThrows(IllegalArgumentException.class, () -> TracedKernel.rewrite("x = f(); // Trace if(x): X"));
+        assertThrows(IllegalArgumentException.class, () -> TracedKernel.rewrite("if (f()) { // Trace(o) if(x): X"));
+    }
+
     /** An object only some instances of which are traced: the events of the others are left out, the statement runs. */
     @Test
     void anObjectThatMayNotBeTracedRecordsOnlyIfItIs() {
@@ -101,7 +113,7 @@ class TracedKernelTest {
     @Test
     void theShippedKernelCarriesMarkersAndNoRecorderCalls() throws IOException {
         Path sources = TraceValidationTest.kernelSources();
-        Map<String, Integer> marked = Map.of("dev/keel/VmmArena.java", 6, "dev/keel/internal/InFlightLeases.java", 6,
+        Map<String, Integer> marked = Map.of("dev/keel/VmmArena.java", 16, "dev/keel/internal/InFlightLeases.java", 6,
                 "dev/keel/DeviceAllocator.java", 6, "dev/keel/GcReclaimer.java", 7, "dev/keel/AllocatorLock.java", 2,
                 "dev/keel/internal/ReclaimTracker.java", 2);
         marked.forEach((file, least) -> {
