@@ -128,6 +128,8 @@ Step(e) ==
     \/ e.a = "FreeRemove" /\ FreeRemove(e.t) /\ cur'[e.t][1] = e.va /\ Keep
     \/ e.a = "UnmapOk" /\ UnmapOk(e.t) /\ Keep
     \/ e.a = "UnmapFail" /\ UnmapFail(e.t) /\ Keep
+    \* The kernel counts the range as leaked: only after UnmapFail, whose call is over.
+    \/ e.a = "UnmapLeak" /\ pc[e.t] \in Returned /\ UNCHANGED vars /\ Keep
     \/ e.a = "TopGiveBack" /\ TopGiveBack(e.t) /\ next' = e.next /\ Keep
     \/ e.a = "CloseBegin" /\ CloseBegin /\ Keep
     \/ e.a = "CloseSeal" /\ CloseSeal /\ Keep

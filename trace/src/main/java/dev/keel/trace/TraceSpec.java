@@ -252,8 +252,13 @@ enum TraceSpec {
      *       {@code ExhaustFoldLost}) later;</li>
      *   <li>{@code FreeAdd} is the insert into the free ranges, {@code RollbackInsert} or
      *       {@code FreeInsert} as the thread's pc decides;</li>
-     *   <li>{@code FreeRelease} is {@code UnmapFail} if the thread's next line is {@code UnmapLeak}
-     *       (the range counted as leaked), otherwise {@code UnmapOk};</li>
+     *   <li>{@code FreeRelease} is {@code UnmapFail} if the device failed the free's deallocate,
+     *       which the scenario records ({@code DeallocateFails}, by the freeing thread under the
+     *       arena's number, before it throws), otherwise {@code UnmapOk}; the kernel's
+     *       {@code UnmapLeak} (the range counted as leaked) must then come with the call over, after
+     *       {@code UnmapFail}: a kernel that leaks a range it unmapped, or puts back one whose unmap
+     *       failed, is rejected. An embedder's run records no device failure, so a failed unmap in
+     *       it is rejected at its {@code UnmapLeak};</li>
      *   <li>a free's {@code FreeEnter} that removed a record is {@code FreeRemove}; the other guard
      *       steps, the early checks, {@code CheckFits}, {@code CasFail}'s retry, {@code Leak} (a
      *       give-back whose exchange found the grant no longer the top: {@code FreeAdd} follows),
@@ -302,6 +307,7 @@ enum TraceSpec {
             }
             Map<String, Long> size = new HashMap<>(); // thread -> its request, rounded, in units
             Map<String, Long> seen = new HashMap<>(); // thread -> the value its bump read last
+            Set<String> failed = new HashSet<>(); // threads whose free's deallocate the device failed
             int calls = 0;
             for (TraceEvent e : events) {
                 String thread = e.thread();
@@ -353,16 +359,19 @@ enum TraceSpec {
                     case "FreeAdd" -> threadStep(records, e, "FreeAdd", t,
                             "start", arena.units(e.get("start")), "end", arena.units(e.get("end")));
                     case "FreeEnter" -> {
+                        failed.remove(thread);
                         if (e.get("accepts") == 1 && e.get("found") == 1) {
                             calls++;
                             threadStep(records, e, "FreeRemove", t, "va", arena.offsetUnits(e.get("va")));
                         }
                     }
-                    case "FreeRelease" -> threadStep(records, e, nextAction.equals("UnmapLeak") ? "UnmapFail" : "UnmapOk", t);
+                    case "DeallocateFails" -> failed.add(thread);
+                    case "FreeRelease" -> threadStep(records, e, failed.remove(thread) ? "UnmapFail" : "UnmapOk", t);
+                    case "UnmapLeak" -> threadStep(records, e, "UnmapLeak", t);
                     case "CloseBegin", "CloseSeal", "CloseCommit", "CloseAbort" -> records.step(e, env);
                     case "CloseTimeout" -> records.stepAs(e, "CloseAbort", env);
                     default -> {
-                        // ReuseTake, ExhaustRetry, ExhaustThrow, UnmapLeak (read with the line before them),
+                        // ReuseTake, ExhaustRetry, ExhaustThrow (read with the line before them),
                         // and the steps that are not FreeRanges' (the guard's, CheckFits, Leak, MallocInsert,
                         // the close's others).
                     }

@@ -35,7 +35,7 @@ import org.junit.jupiter.api.Test;
  */
 class TraceReuseValidationTest {
 
-    /** Racing and random schedules each per run; the scenarios add twelve fixed ones. */
+    /** Racing and random schedules each per run; the scenarios add fourteen fixed ones. */
     private static final int SCHEDULES = 24;
 
     private static final Path TARGET = Path.of("target", "trace-reuse");
@@ -71,7 +71,7 @@ class TraceReuseValidationTest {
                 "an arena that reuses is FreeRanges' only: " + result.verdicts());
         int logs = result.verdicts().stream().mapToInt(TraceChecker.Verdict::traces).sum();
         assertEquals(result.arenas(), logs, "every arena checked");
-        assertTrue(logs >= 12 + 2 * SCHEDULES, "only " + logs + " arenas recorded");
+        assertTrue(logs >= 14 + 2 * SCHEDULES, "only " + logs + " arenas recorded");
         System.out.printf("[trace] %d reuse logs validated against FreeRanges, %d events, %d distinct states, %.1f s%n",
                 logs, result.events(), result.verdicts().stream().mapToLong(TraceChecker.Verdict::distinctStates).sum(),
                 seconds);

@@ -4,6 +4,7 @@ import dev.keel.ArenaErrorHandler;
 import dev.keel.ArenaExhaustedException;
 import dev.keel.ArenaState;
 import dev.keel.VmmArena;
+import dev.keel.internal.Trace;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -51,6 +52,7 @@ public final class ReuseScenarios {
         for (int n = 0; n < 2; n++) {
             run("put-backs: inserts, merges, the top given back, reuse", hung, List.of(Scenarios.thread("op", ReuseScenarios::putBacks)));
             run("exhaustion: a failure, the top range folded", hung, List.of(Scenarios.thread("op", ReuseScenarios::exhaustion)));
+            run("no merge across a live range", hung, List.of(Scenarios.thread("op", ReuseScenarios::noMergeAcrossLive)));
             run("a failed allocate of a reused grant", hung, failedReuseGrant());
             run("a failed allocate below a later grant", hung, failedBelowLaterGrant());
             run("a failed deallocate: leaked", hung, failedUnmap());
@@ -106,6 +108,28 @@ public final class ReuseScenarios {
         arena.free(twelve);                // FreeInsert
         arena.free(four);                  // FreeInsert, merged below
         arena.free(eight);                 // TopGiveBack
+        arena.close();
+    }
+
+    /**
+     * One thread: two free ranges with a live range between them stay two (a merge only with a
+     * range that ends exactly where the new one starts, or starts where it ends), so a request as
+     * long as the three together is bumped, not reused.
+     */
+    static void noMergeAcrossLive() {
+        VmmArena arena = open(new ScenarioBackend());
+        long a = arena.malloc(8);
+        long b = arena.malloc(8);
+        long c = arena.malloc(8);
+        long d = arena.malloc(8);
+        arena.free(a);                     // FreeInsert [0, 8)
+        arena.free(c);                     // FreeInsert [16, 24): b lies between
+        long wide = arena.malloc(24);      // Bump [32, 56): no free range holds 24
+        arena.free(b);                     // FreeInsert [8, 16), merged on both sides: [0, 24)
+        long again = arena.malloc(24);     // ReuseGrant [0, 24)
+        arena.free(wide);
+        arena.free(again);
+        arena.free(d);
         arena.close();
     }
 
@@ -232,12 +256,12 @@ public final class ReuseScenarios {
     static List<Thread> failedUnmap() {
         ScenarioBackend backend = new ScenarioBackend();
         AtomicBoolean failNext = new AtomicBoolean();
+        VmmArena arena = open(backend);
         backend.hook((operation, va, size) -> {
             if (operation.equals("deallocate") && failNext.compareAndSet(true, false)) {
-                throw new IllegalStateException("device failure (scenario)");
+                deallocateFails(arena);
             }
         });
-        VmmArena arena = open(backend);
         return List.of(Scenarios.thread("op", () -> {
             long a = arena.malloc(8);
             long b = arena.malloc(8);
@@ -255,6 +279,16 @@ public final class ReuseScenarios {
     }
 
     /**
+     * The device's deallocate fails: recorded as the environment's step ({@code DeallocateFails},
+     * with the arena's number, on the freeing thread, before the throw), so that the trace knows
+     * which unmaps failed whatever the kernel does about it, and throws.
+     */
+    private static void deallocateFails(VmmArena arena) {
+        Trace.record(KernelHooks.traceId(arena), "DeallocateFails");
+        throw new IllegalStateException("device failure (scenario)");
+    }
+
+    /**
      * Free ranges, then a malloc held in its device call; a close with a deadline gives up
      * (CloseTimeout) and an interrupted one while a free puts a range back (CloseAbort). The
      * reopened arena reuses the free ranges; a last close commits.
@@ -264,7 +298,7 @@ public final class ReuseScenarios {
         CountDownLatch release = new CountDownLatch(1);
         CountDownLatch inDevice = new CountDownLatch(1);
         backend.hook((operation, va, size) -> {
-            if (operation.equals("allocate") && size == 12 && inDevice.getCount() > 0) {
+            if (operation.equals("allocate") && size == 36 && inDevice.getCount() > 0) {
                 inDevice.countDown();
                 Scenarios.await(release);
             }
@@ -272,7 +306,7 @@ public final class ReuseScenarios {
         VmmArena arena = open(backend);
         Thread op = Scenarios.thread("held", () -> {
             try {
-                arena.malloc(12);          // Bump [24, 36), held in the device while the closes run
+                arena.malloc(36);          // Bump [24, 60), held in the device while the closes run
             } catch (RuntimeException refused) {
                 // not expected: the closes give up
             }
@@ -300,7 +334,7 @@ public final class ReuseScenarios {
             Scenarios.join(closer);
             release.countDown();
             Scenarios.join(op);
-            long reused = arena.malloc(16); // ReuseGrant [0, 16): the aborted closes kept it
+            long reused = arena.malloc(16); // ReuseGrant [0, 16): the aborted closes kept it (4 bytes are fresh)
             arena.free(reused);
             arena.free(c);
             arena.close();
@@ -374,13 +408,16 @@ public final class ReuseScenarios {
     static List<Thread> randomSchedule(long seed) {
         Random random = new Random(seed);
         ScenarioBackend backend = new ScenarioBackend();
+        VmmArena arena = open(backend);
         backend.hook((operation, va, size) -> {
             Scenarios.pause(ThreadLocalRandom.current().nextInt(4));
             if (ThreadLocalRandom.current().nextInt(100) < 10) {
+                if (operation.equals("deallocate")) {
+                    deallocateFails(arena);
+                }
                 throw new IllegalStateException("device failure (scenario)");
             }
         });
-        VmmArena arena = open(backend);
         List<Thread> threads = new ArrayList<>();
         int ops = 2 + random.nextInt(2);
         for (int k = 0; k < ops; k++) {
