@@ -16,6 +16,7 @@ CloseCommitUnconverted(c) ==
     /\ UNCHANGED <<inFlight, dev, unitOf, arenaOf, releases, buf, mutex, host,
                    collector, collected, waiters, late, opsLeft, at, grant, attempts,
                    hadHost, cleanerPc, cleanerGrant, owed, stranded, queue, resv, robbed>>
+    /\ UNCHANGED cacheVars
 
 MutantNext ==
     \/ \E t \in Users : MallocEnter(t) \/ AllocStep(t) \/ Drop(t)

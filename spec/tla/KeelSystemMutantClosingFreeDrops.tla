@@ -20,6 +20,7 @@ CleanerStartSealedRemoves ==
     /\ UNCHANGED <<state, dev, unitOf, arenaOf, releases, mutex, host,
                    collector, collected, waiters, late, pc, opsLeft, at, grant,
                    attempts, hadHost, drained, owed, stranded, queue, resv, robbed>>
+    /\ UNCHANGED cacheVars
 
 MutantNext ==
     \/ \E t \in Users : MallocEnter(t) \/ AllocStep(t) \/ Drop(t)

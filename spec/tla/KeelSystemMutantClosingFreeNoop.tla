@@ -25,6 +25,7 @@ CleanerStartRefused ==
     /\ UNCHANGED <<state, dev, unitOf, arenaOf, releases, mutex, host,
                    collector, collected, waiters, late, pc, opsLeft, at, grant,
                    attempts, hadHost, drained, owed, queue, resv, robbed>>
+    /\ UNCHANGED cacheVars
 
 MutantNext ==
     \/ \E t \in Users : MallocEnter(t) \/ AllocStep(t) \/ Drop(t)

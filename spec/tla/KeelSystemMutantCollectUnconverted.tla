@@ -13,6 +13,7 @@ ConvertSkipped(t) ==
                    mutex, host, collector, collected, waiters, late, opsLeft, at, grant,
                    attempts, hadHost, drained, cleanerPc, cleanerGrant, owed, stranded,
                    queue, resv, robbed>>
+    /\ UNCHANGED cacheVars
 
 MutantAllocStep(t) ==
     \/ AllocLock(t) \/ AllocTake(t) \/ PressureEnter(t) \/ OutOfMemory(t)

@@ -23,6 +23,7 @@ CleanerStartFinishFirst ==
     /\ UNCHANGED <<state, dev, unitOf, arenaOf, releases, mutex, host,
                    collector, collected, waiters, late, pc, opsLeft, at, grant,
                    attempts, hadHost, drained, owed, stranded, queue, resv, robbed>>
+    /\ UNCHANGED cacheVars
 
 MutantNext ==
     \/ \E t \in Users : MallocEnter(t) \/ AllocStep(t) \/ Drop(t)

@@ -16,6 +16,7 @@ CloseBeginHolding(c) ==
     /\ UNCHANGED <<inFlight, table, dev, unitOf, arenaOf, releases, buf, mutex,
                    collector, collected, waiters, late, opsLeft, at, grant, attempts,
                    hadHost, drained, cleanerPc, cleanerGrant, owed, stranded, queue, resv, robbed>>
+    /\ UNCHANGED cacheVars
 
 LetGoOfHost(c) == host' = IF c \in HostClosers THEN NoOne ELSE host
 
@@ -26,6 +27,7 @@ CloseAbortHolding(c) ==
     /\ UNCHANGED <<inFlight, table, dev, unitOf, arenaOf, releases, buf, mutex,
                    collector, collected, waiters, late, opsLeft, at, grant, attempts,
                    hadHost, drained, cleanerPc, cleanerGrant, owed, stranded, queue, resv, robbed>>
+    /\ UNCHANGED cacheVars
 
 CloseEndHolding(c) ==
     /\ pc[c] = "release" /\ drained[c] = {}
@@ -33,6 +35,7 @@ CloseEndHolding(c) ==
     /\ UNCHANGED <<state, inFlight, table, dev, unitOf, arenaOf, releases, buf,
                    mutex, collector, collected, waiters, late, opsLeft, at, grant,
                    attempts, hadHost, drained, cleanerPc, cleanerGrant, owed, stranded, queue, resv, robbed>>
+    /\ UNCHANGED cacheVars
 
 MutantCloseStep(c) ==
     \/ CloseBeginHolding(c) \/ CloseSeal(c) \/ CloseCommit(c) \/ DrainLock(c)

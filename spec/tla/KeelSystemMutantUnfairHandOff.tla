@@ -18,6 +18,8 @@ CleanerFreeForAll ==
     /\ UNCHANGED <<state, table, unitOf, arenaOf, host, collector, collected,
                    waiters, late, pc, opsLeft, at, grant, attempts, hadHost, drained,
                    stranded, queue, resv, robbed>>
+    /\ mappedN' = mappedN - 1
+    /\ UNCHANGED <<cache, releasing, relArena, owedCache, fromCache, cachedN, trimPc>>
 
 DrainFreeForAll(c) ==
     /\ pc[c] = "free"
@@ -31,6 +33,8 @@ DrainFreeForAll(c) ==
     /\ UNCHANGED <<state, inFlight, table, unitOf, arenaOf, buf, host,
                    collector, collected, waiters, late, opsLeft, at, grant, attempts,
                    hadHost, cleanerPc, cleanerGrant, stranded, queue, resv, robbed>>
+    /\ mappedN' = mappedN - 1
+    /\ UNCHANGED <<cache, releasing, relArena, owedCache, fromCache, cachedN, trimPc>>
 
 MutantCloseStep(c) ==
     \/ CloseYield(c) \/ CloseBegin(c) \/ CloseSeal(c) \/ CloseCommit(c)
