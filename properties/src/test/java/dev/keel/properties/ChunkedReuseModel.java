@@ -23,7 +23,7 @@ import java.util.TreeMap;
 class ChunkedReuseModel {
 
     static final long EXHAUSTED = -1;
-    private static final long NONE = -1;
+    static final long NONE = -1;
     private static final long RETRY = -2;
 
     final long granularity;
@@ -41,6 +41,8 @@ class ChunkedReuseModel {
     final long[] roomStart;
     final long[] roomEnd;
     private long taken;
+    /** How often each action was taken: a test shows its runs reach them. */
+    final Map<String, Integer> actions = new TreeMap<>();
 
     ChunkedReuseModel(long granularity, long total, int threads) {
         this.granularity = granularity;
@@ -49,6 +51,10 @@ class ChunkedReuseModel {
         this.small = granularity * 8;
         this.roomStart = new long[threads];
         this.roomEnd = new long[threads];
+    }
+
+    private void count(String action) {
+        actions.merge(action, 1, Integer::sum);
     }
 
     long roundUp(long size) {
@@ -69,6 +75,7 @@ class ChunkedReuseModel {
         long offset;
         if (chunked(aligned) && aligned <= roomEnd[k] - roomStart[k]) {
             offset = roomStart[k];                             // FreeRanges: RoomGrant
+            count("RoomGrant");
             roomStart[k] += aligned;
         } else {
             offset = claim(k, aligned);
@@ -115,6 +122,7 @@ class ChunkedReuseModel {
         }
         long end = chunked ? Math.min(regionEnd(seen + need), total) : seen + need;
         next = end;                                            // FreeRanges: Bump
+        count("Bump");
         long start = contiguous ? roomStart[k] : seen;
         if (chunked) {
             if (!contiguous && room > 0) {
@@ -135,12 +143,14 @@ class ChunkedReuseModel {
         long re = roomEnd[k];
         if (exhausted && re > rs) {
             add(rs, re);                                       // FreeRanges: the own room first
+            count("ExhaustRoomReleased");
             roomStart[k] = re;
             rs = re;
         }
         boolean chunked = chunked(aligned);
         long offset = take(aligned, chunked ? region : aligned); // FreeRanges: ReuseGrant, ExhaustReuse
         if (offset != NONE) {
+            count(exhausted ? "ExhaustReuse" : "ReuseGrant");
             if (chunked) {
                 roomStart[k] = offset + aligned;
                 roomEnd[k] = offset + taken;
@@ -157,11 +167,14 @@ class ChunkedReuseModel {
         if (top != null && top.getValue() == next) {
             free.remove(top.getKey());                         // FreeRanges: ExhaustFold
             next = top.getKey();
+            count("ExhaustFold");
             return RETRY;
         }
         if (aligned <= total - next) {
+            count("ExhaustRetry");
             return RETRY;                                      // FreeRanges: ExhaustRetry
         }
+        count("Exhausted");
         return EXHAUSTED;                                      // FreeRanges: Exhausted
     }
 
@@ -170,8 +183,10 @@ class ChunkedReuseModel {
         if (chunked(aligned)) {
             if (roomStart[k] == offset + aligned) {
                 roomStart[k] = offset;                         // FreeRanges: ChunkGiveBack
+                count("ChunkGiveBack");
             } else {
                 add(offset, offset + aligned);                 // FreeRanges: RollbackInsert
+                count("RollbackInsert");
             }
             return;
         }
@@ -180,11 +195,13 @@ class ChunkedReuseModel {
         long back = fromRoom ? offset + aligned - re : aligned;
         if (next == offset + aligned) {
             next -= back;                                      // FreeRanges: GiveBack
+            count("GiveBack");
             if (fromRoom) {
                 roomStart[k] = offset;
             }
         } else {
             add(offset, offset + aligned);                     // FreeRanges: RollbackInsert
+            count("RollbackInsert");
         }
     }
 
@@ -196,6 +213,7 @@ class ChunkedReuseModel {
         }
         if (fails) {
             leaked.put(offset, end);                           // FreeRanges: UnmapFail
+            count("UnmapFail");
             return;
         }
         putBack(k, offset, end);
@@ -204,17 +222,21 @@ class ChunkedReuseModel {
     protected void putBack(int k, long offset, long end) {
         if (end == roomStart[k] && roomEnd[k] - offset <= region) {
             roomStart[k] = offset;                             // FreeRanges: RoomAbsorb
+            count("RoomAbsorb");
             return;
         }
         if (offset == roomEnd[k] && end - roomStart[k] <= region) {
             roomEnd[k] = end;                                  // FreeRanges: RoomAbsorb
+            count("RoomAbsorb");
             return;
         }
         if (next == end) {
             next = offset;                                     // FreeRanges: TopGiveBack
+            count("TopGiveBack");
             return;
         }
         add(offset, end);                                      // FreeRanges: FreeInsert
+        count("FreeInsert");
     }
 
     /** FreeRanges' add: merged with a free range ending at its start and one starting at its end. */
@@ -228,26 +250,32 @@ class ChunkedReuseModel {
         free.put(start, above != null ? above : end);
     }
 
-    /** FreeRanges' take: best fit (the shortest that holds need, the lowest among equals), at most max of it. */
-    protected long take(long need, long max) {
-        Map.Entry<Long, Long> best = null;
-        for (Map.Entry<Long, Long> r : free.entrySet()) {
-            long length = r.getValue() - r.getKey();
-            if (length >= need && (best == null || length < best.getValue() - best.getKey())) {
-                best = r;
-            }
-        }
-        if (best == null) {
+    /** FreeRanges' take: the chosen range ({@link #fit}) gives its first bytes, at most max of them. */
+    private long take(long need, long max) {
+        long start = fit(need);
+        if (start == NONE) {
             return NONE;
         }
-        long start = best.getKey();
-        long end = best.getValue();                            // read before the remove: TreeMap reuses a removed entry's node
+        long end = free.remove(start);
         taken = Math.min(end - start, max);
-        free.remove(start);
         if (end - start > taken) {
             free.put(start + taken, end);
         }
         return start;
+    }
+
+    /** Best fit: the start of the shortest free range that holds need, the lowest among equals; NONE if none does. */
+    protected long fit(long need) {
+        long best = NONE;
+        long bestLength = Long.MAX_VALUE;
+        for (Map.Entry<Long, Long> r : free.entrySet()) {
+            long length = r.getValue() - r.getKey();
+            if (length >= need && length < bestLength) {
+                best = r.getKey();
+                bestLength = length;
+            }
+        }
+        return best;
     }
 
     long freeBytes() {
@@ -264,6 +292,17 @@ class ChunkedReuseModel {
             largest = Math.max(largest, r.getValue() - r.getKey());
         }
         return largest;
+    }
+
+    /** Thread k's room with the free ranges that touch it: what releasing the room would make. */
+    long roomJoined(int k) {
+        if (roomEnd[k] == roomStart[k]) {
+            return 0;
+        }
+        Map.Entry<Long, Long> below = free.lowerEntry(roomStart[k]);
+        Long above = free.get(roomEnd[k]);
+        long start = below != null && below.getValue() == roomStart[k] ? below.getKey() : roomStart[k];
+        return (above != null ? above : roomEnd[k]) - start;
     }
 
     long roomBytes() {

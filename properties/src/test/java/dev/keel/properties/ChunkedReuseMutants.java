@@ -19,22 +19,13 @@ final class ChunkedReuseMutants {
         }
 
         @Override
-        protected long take(long need, long max) {
+        protected long fit(long need) {
             for (Map.Entry<Long, Long> r : free.entrySet()) {
                 if (r.getValue() - r.getKey() >= need) {
-                    // make it the only candidate of the best fit
-                    long start = r.getKey();
-                    long end = r.getValue();
-                    java.util.TreeMap<Long, Long> others = new java.util.TreeMap<>(free);
-                    others.remove(start);
-                    free.clear();
-                    free.put(start, end);
-                    long got = super.take(need, max);
-                    free.putAll(others);
-                    return got;
+                    return r.getKey();
                 }
             }
-            return -1;
+            return NONE;
         }
     }
 

@@ -10,7 +10,10 @@ import dev.keel.properties.ChunkedReuseRun.Check;
 import dev.keel.properties.ChunkedReuseRun.Outcome;
 import dev.keel.properties.ChunkedReuseRun.Params;
 import java.util.EnumSet;
+import java.util.List;
 import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
@@ -37,6 +40,7 @@ class ChunkedReusePropertiesTest {
         AtomicInteger exhausted = new AtomicInteger();
         AtomicInteger reused = new AtomicInteger();
         AtomicLong maxFree = new AtomicLong();
+        Set<String> actions = new TreeSet<>();
         qt().withExamples(20).withGenerateAttempts(1)
                 .forAll(longs().all(), integers().between(1, 3), integers().between(0, 1))
                 .checkAssert((seed, threads, granularity) -> {
@@ -46,11 +50,20 @@ class ChunkedReusePropertiesTest {
                     exhausted.addAndGet(outcome.exhausted());
                     reused.addAndGet(outcome.reused());
                     maxFree.accumulateAndGet(outcome.maxFree(), Math::max);
+                    actions.addAll(outcome.actions().keySet());
                 });
         // not vacuous: the runs reuse addresses, keep free ranges and exhaust the range
         assertTrue(reused.get() > 0 && maxFree.get() > 0 && exhausted.get() > 0,
                 "reused " + reused + ", largest free " + maxFree + ", exhausted " + exhausted);
+        Set<String> missing = new TreeSet<>(ACTIONS);
+        missing.removeAll(actions);
+        assertEquals(Set.of(), missing, "FreeRanges actions the runs never took");
     }
+
+    /** Every action of FreeRanges that one thread at a time can take. */
+    private static final List<String> ACTIONS = List.of("RoomGrant", "ReuseGrant", "Bump", "ExhaustRoomReleased",
+            "ExhaustReuse", "ExhaustFold", "Exhausted", "ChunkGiveBack", "GiveBack", "RollbackInsert", "UnmapFail",
+            "RoomAbsorb", "TopGiveBack", "FreeInsert");
 
     private static String caught(Check check, ChunkedReuseRun.KernelFactory kernel, ChunkedReuseRun.ModelFactory model) {
         for (long seed = 1; seed <= 20; seed++) {

@@ -44,7 +44,7 @@ final class ChunkedReuseRun {
     }
 
     /** What a run saw, so that a test can tell it reached what it checks. */
-    record Outcome(Optional<String> violation, int exhausted, int reused, long maxFree) {
+    record Outcome(Optional<String> violation, int exhausted, int reused, long maxFree, Map<String, Integer> actions) {
     }
 
     /** The kernel side: the real arena, or a broken wrapper of it. */
@@ -127,9 +127,24 @@ final class ChunkedReuseRun {
         long maxFree = 0;
         long highWater = 0;
         boolean armed = false;                                 // an allocate failure injected, not yet consumed
+        // Every other seed: a ballast of all but a few regions first, never freed, so that the calls
+        // after it share a few regions, fragment them, and run out of room often (ExhaustReuse).
+        boolean ballast = (p.seed() & 1) == 0;
+        if (ballast) {
+            long size = p.total() - (2 + Math.floorMod(p.seed() >> 1, 4)) * 64 * g;
+            long got = on(threads[0], () -> kernel.malloc(size)) - BASE;
+            long predicted = model.malloc(0, size, false);
+            if (checks.contains(Check.ADDRESSES) && got != predicted) {
+                return violation(model, Check.ADDRESSES, "the ballast malloc(" + size + ") got " + describe(got)
+                        + ", the model says " + describe(predicted), 0, 0, 0);
+            }
+            held.put(got, got + model.roundUp(size));          // live, but never freed
+        }
         for (int step = 0; step < p.steps(); step++) {
             int k = random.nextInt(p.threads());
-            boolean doFree = !heldList.isEmpty() && random.nextInt(100) < 45;
+            // The second half frees less and asks for no large or huge range: the range fills up and fragments.
+            boolean filling = step >= p.steps() / 2;
+            boolean doFree = !heldList.isEmpty() && random.nextInt(100) < (filling ? 30 : 45);
             boolean fault = random.nextInt(100) < 3;
             String where = "step " + step + " (seed " + p.seed() + ", thread " + k + ", " + p.threads() + " threads, granularity "
                     + g + ", " + (doFree ? "a free" : "a malloc") + "): ";
@@ -145,7 +160,15 @@ final class ChunkedReuseRun {
                 });
                 model.free(k, offset, fault);
             } else {
-                long size = size(random, g, p.total());
+                // While filling, some requests exceed the largest free range, up to what the thread's
+                // own room joined with its free neighbours holds: the bump, then the exhaustion path,
+                // where releasing the room may make the fit (ExhaustReuse).
+                long largest = model.largestFree();
+                long joined = model.roomJoined(k);
+                long size = filling && random.nextInt(100) < 10
+                        ? largest + 1 + (long) (random.nextDouble() * Math.max(joined - largest, 64 * g))
+                        : ballast ? 1 + random.nextInt((int) ((random.nextInt(100) < 70 ? 8 : 32) * g))
+                        : size(random, g, p.total(), filling);
                 if (fault) {
                     kernel.backend.failNextAllocate();
                     armed = true;
@@ -167,7 +190,7 @@ final class ChunkedReuseRun {
                 if (checks.contains(Check.ADDRESSES)) {
                     long expected = failed ? -3 : predicted;
                     if (got != expected) {
-                        return violation(Check.ADDRESSES, where + "malloc(" + size + ") got " + describe(got)
+                        return violation(model, Check.ADDRESSES, where + "malloc(" + size + ") got " + describe(got)
                                 + ", the model says " + describe(expected), exhausted, reused, maxFree);
                     }
                 }
@@ -176,7 +199,7 @@ final class ChunkedReuseRun {
                     if (checks.contains(Check.EXHAUSTION)) {
                         Optional<String> gap = gapHolding(aligned, held, model, k, p.total());
                         if (gap.isPresent()) {
-                            return violation(Check.EXHAUSTION, where + "malloc(" + size + ") failed as exhausted, but "
+                            return violation(model, Check.EXHAUSTION, where + "malloc(" + size + ") failed as exhausted, but "
                                     + gap.get() + " holds its " + aligned + " bytes", exhausted, reused, maxFree);
                         }
                     }
@@ -187,7 +210,7 @@ final class ChunkedReuseRun {
                     if (checks.contains(Check.PARTITION)) {
                         Map.Entry<Long, Long> below = held.floorEntry(got + aligned - 1);
                         if (below != null && below.getValue() > got) {
-                            return violation(Check.PARTITION, where + "malloc(" + size + ") got [" + got + ", "
+                            return violation(model, Check.PARTITION, where + "malloc(" + size + ") got [" + got + ", "
                                     + (got + aligned) + "), which overlaps the live [" + below.getKey() + ", "
                                     + below.getValue() + ")", exhausted, reused, maxFree);
                         }
@@ -201,21 +224,21 @@ final class ChunkedReuseRun {
             if (checks.contains(Check.STATS)) {
                 Optional<String> stats = stats(kernel.arena, model);
                 if (stats.isPresent()) {
-                    return violation(Check.STATS, where + stats.get(), exhausted, reused, maxFree);
+                    return violation(model, Check.STATS, where + stats.get(), exhausted, reused, maxFree);
                 }
             }
             if (checks.contains(Check.PARTITION) && (step % 50 == 0 || step == p.steps() - 1)) {
                 Optional<String> partition = partition(kernel.arena, model);
                 if (partition.isPresent()) {
-                    return violation(Check.PARTITION, where + partition.get(), exhausted, reused, maxFree);
+                    return violation(model, Check.PARTITION, where + partition.get(), exhausted, reused, maxFree);
                 }
             }
         }
-        return new Outcome(Optional.empty(), exhausted, reused, maxFree);
+        return new Outcome(Optional.empty(), exhausted, reused, maxFree, model.actions);
     }
 
-    private static Outcome violation(Check check, String what, int exhausted, int reused, long maxFree) {
-        return new Outcome(Optional.of(check + ": " + what), exhausted, reused, maxFree);
+    private static Outcome violation(ChunkedReuseModel model, Check check, String what, int exhausted, int reused, long maxFree) {
+        return new Outcome(Optional.of(check + ": " + what), exhausted, reused, maxFree, model.actions);
     }
 
     private static String describe(long got) {
@@ -223,16 +246,19 @@ final class ChunkedReuseRun {
                 : "offset " + got;
     }
 
-    /** Mostly small requests (the rooms), some large, a few huge ones that exhaust the range. */
-    private static long size(Random random, long g, long total) {
-        int kind = random.nextInt(100);
-        if (kind < 60) {
+    /** Mostly small requests (the rooms), medium and large ones, and (not while filling) a few huge ones. */
+    private static long size(Random random, long g, long total, boolean filling) {
+        int kind = random.nextInt(filling ? 85 : 100);
+        if (kind < 55) {
             return 1 + random.nextInt((int) (8 * g));
         }
-        if (kind < 96) {
-            return 8 * g + 1 + (long) random.nextInt((int) (512 * g));
+        if (kind < 85) {
+            return 8 * g + 1 + (long) random.nextInt((int) (120 * g));
         }
-        return 1 + (long) (random.nextDouble() * (total / 6));
+        if (kind < 95) {
+            return 128 * g + 1 + (long) random.nextInt((int) (384 * g));
+        }
+        return 1 + (long) (random.nextDouble() * (total / 4));
     }
 
     private static Optional<String> stats(VmmArena arena, ChunkedReuseModel model) {
