@@ -20,7 +20,8 @@ import java.util.Map;
  * tables ({@code trace/target/trace-summary.md}, {@code jpf-config/target/trace-mutants.md}) and
  * the record of the deep TLC runs ({@code docs/deep-results.md}, written by hand) and the
  * benchmark figures ({@code bench/target/jmh-results.json},
- * {@code bench/target/heap-per-allocation.txt}). Each
+ * {@code bench/target/heap-per-allocation.txt}), and the build's own phase table
+ * ({@link BuildPhases}: the one section computed here, from the modules' start marks). Each
  * section names its source file and when that file was written; a missing file is reported as
  * missing, with the command that produces it. Nothing is computed here: the figures are copied
  * as the tools printed them, so the page shows only what a run produced.
@@ -55,8 +56,8 @@ public final class ResultsPage {
                 # Results
 
                 **Covers:** the figures the checks and benchmarks printed: TLC's table of every ci model,
-                the Java model checking and Java PathFinder tables, trace validation, the deep TLC runs and
-                the benchmarks, each copied from the build output it names.
+                the Java model checking and Java PathFinder tables, trace validation, the deep TLC runs,
+                the build's phase times and the benchmarks, each taken from the build output it names.
 
                 **Does not cover:** what the figures mean, or the bounds of each model ([specs.md](specs.md),
                 [verification.md](verification.md), [performance.md](performance.md)).
@@ -83,6 +84,8 @@ public final class ResultsPage {
         section(page, "Kernel mutants under trace validation", "jpf-config/target/trace-mutants.md",
                 "./mvnw -pl jpf-config -am verify", this::withoutTitle);
         record(page, "TLC deep models: one machine and distributed", "docs/deep-results.md");
+        page.append("\n## Build phases: where the time of `./mvnw verify` went\n\n");
+        page.append(new BuildPhases(root).render());
         section(page, "Benchmarks (JMH)", "bench/target/jmh-results.json",
                 "./mvnw -Pbench -pl bench -am verify", this::jmhTable);
         section(page, "Heap per live allocation", "bench/target/heap-per-allocation.txt",
