@@ -35,9 +35,9 @@ final class ArenaWorker<T> extends Thread {
         interruptedAtEnd = Thread.currentThread().isInterrupted();
     }
 
-    /** Waits (at most 10 s) for the call to end and returns its result, rethrowing its failure. */
+    /** Waits (at most 10 s, {@link Patience}) for the call to end and returns its result, rethrowing its failure. */
     T finish() throws Exception {
-        join(10_000);
+        join(Patience.millis(10));
         assertFalse(isAlive(), getName() + " did not finish");
         if (failure instanceof Exception e) {
             throw e;
@@ -50,7 +50,7 @@ final class ArenaWorker<T> extends Thread {
 
     /** Waits for the call to end and returns what it threw (failing if it returned normally). */
     Throwable finishWithFailure() throws InterruptedException {
-        join(10_000);
+        join(Patience.millis(10));
         assertFalse(isAlive(), getName() + " did not finish");
         if (failure == null) {
             fail(getName() + " returned " + result + " instead of failing");
@@ -62,9 +62,9 @@ final class ArenaWorker<T> extends Thread {
         return interruptedAtEnd;
     }
 
-    /** Waits (at most 10 s) until this thread is blocked (parked or waiting on a lock). */
+    /** Waits (at most 10 s, {@link Patience}) until this thread is blocked (parked or waiting on a lock). */
     void awaitBlocked() throws InterruptedException {
-        long deadline = System.nanoTime() + 10_000_000_000L;
+        long deadline = Patience.deadline(10);
         while (getState() != State.WAITING && getState() != State.TIMED_WAITING) {
             if (System.nanoTime() > deadline || !isAlive()) {
                 fail(getName() + " never blocked; state " + getState());

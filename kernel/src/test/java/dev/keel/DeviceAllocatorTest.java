@@ -628,7 +628,7 @@ class DeviceAllocatorTest {
 
     /** Polls {@code condition} until it holds, failing after ten seconds. */
     static void awaitCondition(BooleanSupplier condition, String what) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        long deadline = Patience.deadline(10);
         while (!condition.getAsBoolean()) {
             if (System.nanoTime() - deadline > 0) {
                 fail("timed out waiting for " + what);

@@ -119,7 +119,7 @@ class DeviceBufferTest {
         try (VmmArena arena = VmmArena.open(backend, 64 * G)) {
             ReclaimTracker tracker = arena.reclaimTracker();
             allocateAndDrop(arena, 1);
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+            long deadline = Patience.deadline(20);
             while (!inDeallocate.await(10, TimeUnit.MILLISECONDS)) {
                 assertTrue(System.nanoTime() - deadline < 0, "the cleaner did not start within 20 s");
                 System.gc();
@@ -128,7 +128,7 @@ class DeviceBufferTest {
             assertEquals(1, garbage.count(), "the round missed the cleaning in progress");
             assertEquals(G, garbage.bytes());
             release.countDown();
-            assertTrue(tracker.awaitCleaned(garbage, System.nanoTime() + TimeUnit.SECONDS.toNanos(20)));
+            assertTrue(tracker.awaitCleaned(garbage, Patience.deadline(20)));
             assertEquals(G, tracker.reclaimedBytesSince(garbage));
         } finally {
             release.countDown();
@@ -169,7 +169,7 @@ class DeviceBufferTest {
         try (VmmArena arena = VmmArena.open(backend, 64 * G)) {
             allocateAndDrop(arena, 3);
             assertEquals(3, backend.live.size());
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+            long deadline = Patience.deadline(20);
             while (!backend.live.isEmpty()) {
                 if (System.nanoTime() - deadline > 0) {
                     fail("the cleaner did not free the unreachable buffers: " + backend.live.size() + " left");
@@ -285,7 +285,7 @@ class DeviceBufferTest {
 
     /** Collects until every buffer of the device has been freed (bounded). */
     static void awaitAllFree(DeviceAllocator device) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        long deadline = Patience.deadline(20);
         while (device.usedBytes() != 0) {
             if (System.nanoTime() - deadline > 0) {
                 fail("garbage buffers were not freed: " + device);

@@ -160,7 +160,7 @@ class DeviceWiringTest {
         }, DeviceWiringTest::startThread);
         awaitWaiting(host, malloc); // the malloc's collection waits for the host lock the closer holds
         closeNow.countDown();
-        closer.join(TimeUnit.SECONDS.toMillis(10));
+        closer.join(Patience.millis(10));
         if (closer.isAlive()) {
             closer.interrupt(); // ends the close's wait; the closer then lets go of the host lock
             closer.join();
@@ -198,7 +198,7 @@ class DeviceWiringTest {
         CompletableFuture<Long> malloc = CompletableFuture.supplyAsync(() -> arena.malloc(G), DeviceWiringTest::startThread);
         Latches.awaitUninterruptibly(inBackend);
         CompletableFuture<Void> close = CompletableFuture.runAsync(arena::close, DeviceWiringTest::startThread);
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        long deadline = Patience.deadline(10);
         while (arena.state() != ArenaState.CLOSING) {
             assertTrue(System.nanoTime() < deadline, "the close did not begin");
             Thread.sleep(1);
@@ -288,7 +288,7 @@ class DeviceWiringTest {
 
     private static void awaitWaiting(WatchedHostLock host, CompletableFuture<?> malloc)
             throws InterruptedException, ExecutionException, TimeoutException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        long deadline = Patience.deadline(10);
         while (host.waiting.get() == 0) {
             if (malloc.isDone()) {
                 malloc.get(0, TimeUnit.SECONDS);

@@ -432,7 +432,7 @@ class GcReclaimerTest {
 
     /** The collection step of the tests that need real garbage: gc until the tracker sees it. */
     private static void gcUntilFound(ReclaimTracker tracker, long count) {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        long deadline = Patience.deadline(10);
         while (tracker.garbage().count() < count && System.nanoTime() - deadline < 0) {
             System.gc();
         }

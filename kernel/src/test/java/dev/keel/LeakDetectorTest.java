@@ -123,7 +123,7 @@ class LeakDetectorTest {
     }
 
     private static void awaitCollected(BooleanSupplier done) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        long deadline = Patience.deadline(20);
         while (!done.getAsBoolean()) {
             if (System.nanoTime() - deadline > 0) {
                 fail("the cleaner did not free the unreachable buffers within 20 s");

@@ -75,7 +75,7 @@ class TwoDeviceReclaimTest {
                 });
                 new Thread(allocation, "fast-device allocation").start();
                 try {
-                    allocation.get(30, TimeUnit.SECONDS);
+                    allocation.get(Patience.millis(30), TimeUnit.MILLISECONDS);
                 } catch (TimeoutException e) {
                     fail("the fast device's round waited for the slow device's held cleaner");
                 }

@@ -1,5 +1,6 @@
 package dev.keel.internal;
 
+import dev.keel.Patience;
 import org.junit.jupiter.api.Test;
 
 import java.lang.ref.Reference;
@@ -140,7 +141,7 @@ class ReclaimTrackerTest {
         tracker.register(entry, 16);
         Thread cleaner = tracker.cleanerThread();
         assertTrue(cleaner != null && cleaner.getName().equals("keel-cleaner-once"), String.valueOf(cleaner));
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        long deadline = Patience.deadline(10);
         while (!ran.await(10, TimeUnit.MILLISECONDS)) {
             assertTrue(System.nanoTime() - deadline < 0, "the cleaner did not run the free within 10 s");
             System.gc();
@@ -155,7 +156,7 @@ class ReclaimTrackerTest {
 
     /** Collects until {@code count} registered owners are cleared (bounded: ten seconds). */
     private static void gcUntilDue(ReclaimTracker tracker, long count) {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        long deadline = Patience.deadline(10);
         while (tracker.garbage().count() < count) {
             if (System.nanoTime() - deadline > 0) {
                 throw new AssertionError("the gc did not clear " + count + " owners within 10 s");
