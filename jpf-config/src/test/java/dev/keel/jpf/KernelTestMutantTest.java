@@ -261,7 +261,7 @@ class KernelTestMutantTest {
     @Execution(ExecutionMode.CONCURRENT)
     void kernelTestsFailOnTheMutant(Mutant mutant, @TempDir Path workDir) throws Exception {
         assumeTrue(!"false".equals(System.getProperty("keel.mutants")), "mutants skipped (-Dkeel.mutants=false)");
-        Path variant = MutantKernel.build(mutant.patches, KERNEL_SOURCES, KERNEL_TESTS, workDir,
+        String variant = MutantKernel.kernelTestVariant(mutant.patches, KERNEL_SOURCES, KERNEL_TESTS, workDir,
                 Runtime.version().feature());
         for (String test : mutant.tests) {
             String outcome = LatchTestMutantTest.run(variant, test, workDir);

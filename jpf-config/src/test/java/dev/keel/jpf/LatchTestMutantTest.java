@@ -29,9 +29,10 @@ import static org.junit.platform.engine.discovery.DiscoverySelectors.selectMetho
  * The kernel's latch tests on the kernel as it was before it fixed what spec {@code KeelSystem}
  * found: each test that forces one of the system model's counterexamples on the real kernel (a
  * backend call parked on a latch, a hang ended by a bounded wait) must fail on the mutant that
- * brings that behaviour back. The variant is the kernel's sources with the mutant's patches,
- * compiled with the kernel's test sources ({@link MutantKernel}), and the tests run in a JVM of
- * their own through the JUnit Platform launcher, so that the variant hides the shipped kernel.
+ * brings that behaviour back. The variant is the kernel's sources with the mutant's patches
+ * ({@link MutantKernel#kernelTestVariant}: the kernel tests, compiled once against the shipped
+ * kernel, run behind it), and the tests run in a JVM of their own through the JUnit Platform
+ * launcher, the variant first on its class path, so that it hides the shipped kernel.
  *
  * <p>This shows that the latch tests can fail on the defects they are for; that they pass on the
  * shipped kernel is the kernel module's own build. It cannot show more interleavings than the
@@ -43,6 +44,16 @@ class LatchTestMutantTest {
     private static final Path KERNEL_TESTS = Path.of(System.getProperty("keel.kernel.tests", "../kernel/src/test/java"));
     /** A hang is a test's bounded wait ending (10 s); the JVM is given far more. */
     private static final long LIMIT_SECONDS = 120;
+
+    /**
+     * The kernel tests' patience on a mutant (their {@code dev.keel.Patience}, a factor of the
+     * bound written at each wait): a test waiting for what the mutant made impossible fails in a
+     * quarter of the time. On the shipped kernel those waits end within milliseconds of their event,
+     * so a quarter of the bound (2.5 s of 10, 5 of 20) still holds it. {@code -Dkeel.mutants.patience=1}
+     * runs the gate at the full bounds, which shows that no mutant is caught only by a shortened
+     * wait.
+     */
+    private static final String PATIENCE = System.getProperty("keel.mutants.patience", "0.25");
 
     /** The latch tests each mutant must fail, every one of them. */
     private static final Map<KernelMutant, List<String>> TESTS = Map.of(
@@ -58,7 +69,7 @@ class LatchTestMutantTest {
     @EnumSource(value = KernelMutant.class, names = {"CLOSING_FREE_NOOP", "HOST_CLOSE_HOLDS"})
     void latchTestsFailOnTheMutant(KernelMutant mutant, @TempDir Path workDir) throws IOException, InterruptedException {
         assumeTrue(!"false".equals(System.getProperty("keel.mutants")), "mutants skipped (-Dkeel.mutants=false)");
-        Path variant = MutantKernel.build(mutant.patches(), KERNEL_SOURCES, KERNEL_TESTS, workDir,
+        String variant = MutantKernel.kernelTestVariant(mutant.patches(), KERNEL_SOURCES, KERNEL_TESTS, workDir,
                 Runtime.version().feature());
         for (String test : TESTS.get(mutant)) {
             String outcome = run(variant, test, workDir);
@@ -68,11 +79,12 @@ class LatchTestMutantTest {
     }
 
     /** Runs one test method in a child JVM; returns its first line, "failed" or "passed", then the reasons. */
-    static String run(Path variant, String test, Path workDir) throws IOException, InterruptedException {
+    static String run(String variant, String test, Path workDir) throws IOException, InterruptedException {
         Path result = workDir.resolve("outcome.txt");
         Files.deleteIfExists(result);
         Path log = workDir.resolve("console.txt");
         List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Dkeel.test.patience=" + PATIENCE,
                 "-cp", variant + File.pathSeparator + System.getProperty("java.class.path"),
                 LatchTestMutantTest.class.getName(), test, result.toString());
         Process child = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();

@@ -2,6 +2,10 @@ package dev.keel.jpf;
 
 import dev.keel.trace.KernelVariant;
 import dev.keel.trace.TracedKernel;
+import java.io.File;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -42,6 +46,75 @@ final class MutantKernel {
         requireFiles(patches, kernelSources);
         return KernelVariant.build(kernelSources,
                 (file, text) -> TracedKernel.transform(file, patched(patches, file, text)), scenarioSources, workDir, 17);
+    }
+
+    /**
+     * The kernel alone with {@code patches} applied, compiled against the calling JVM's class path
+     * into {@code workDir}: for a caller whose other classes (the drivers in this module's
+     * {@code target/classes}, the kernel tests of {@link #kernelTests}) were compiled against the
+     * shipped kernel and follow the variant on the class path. That is the same program as
+     * compiling them with the variant as long as the patches change no compile-time constant, which
+     * javac copies into the classes that read it; {@link #keepsConstants} tells, and a caller
+     * builds everything together where it does not.
+     */
+    static Path buildKernel(List<Patch> patches, Path kernelSources, Path workDir, int release) {
+        requireFiles(patches, kernelSources);
+        return KernelVariant.build(kernelSources, (file, text) -> patched(patches, file, text), null, workDir, release);
+    }
+
+    /**
+     * Whether {@code patches} leave every {@code static final} declaration of the files they edit
+     * as it was (a constant's value is copied into the classes compiled against it, so a changed
+     * constant needs them compiled again).
+     */
+    static boolean keepsConstants(List<Patch> patches, Path kernelSources) {
+        for (String file : patches.stream().map(Patch::file).distinct().toList()) {
+            String text;
+            try {
+                text = Files.readString(kernelSources.resolve(file), StandardCharsets.UTF_8);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+            if (!constantLines(text).equals(constantLines(patched(patches, file, text)))) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static List<String> constantLines(String text) {
+        return text.lines().filter(line -> line.contains("static final")).map(String::strip).toList();
+    }
+
+    private static Path kernelTests;
+
+    /**
+     * The kernel's test sources compiled once per JVM against the shipped kernel (on this JVM's
+     * class path), for Java {@code release}: every mutant of the kernel-test gates runs them
+     * behind its own {@link #buildKernel variant}, instead of compiling them again per mutant.
+     */
+    static synchronized Path kernelTests(Path testSources, int release) {
+        if (kernelTests == null) {
+            try {
+                Path dir = Files.createTempDirectory("keel-kernel-tests");
+                kernelTests = KernelVariant.compileAgainstClassPath(testSources, dir, release);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+        return kernelTests;
+    }
+
+    /**
+     * The class path a kernel-test mutant's JVM puts before its own: the variant alone when it was
+     * built with the tests, else the variant, then the tests compiled once.
+     */
+    static String kernelTestVariant(List<Patch> patches, Path kernelSources, Path testSources, Path workDir, int release) {
+        if (!keepsConstants(patches, kernelSources)) {
+            return build(patches, kernelSources, testSources, workDir, release).toString();
+        }
+        Path tests = kernelTests(testSources, release);
+        return buildKernel(patches, kernelSources, workDir, release) + File.pathSeparator + tests;
     }
 
     /** A patch of a file the kernel does not have would leave the kernel unchanged: refuse it. */

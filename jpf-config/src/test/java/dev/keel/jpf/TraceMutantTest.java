@@ -2,6 +2,7 @@ package dev.keel.jpf;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.keel.trace.ScenarioRun;
@@ -17,6 +18,7 @@ import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.io.TempDir;
@@ -33,7 +35,9 @@ import org.junit.jupiter.params.provider.MethodSource;
  * reject one of its logs; the first message goes into {@code target/trace-mutants.md}. The other
  * mutants are listed there with the reason a trace cannot show them. A held-buffer mutant of the
  * kernel's tests ({@link KernelTestMutantTest}: a round that converts nothing) goes through the
- * same gate, and a composition must be rejected.
+ * same gate, and a composition must be rejected; so do the address-reuse mutants of the kernel's
+ * tests, on the reuse scenarios, which FreeRanges must reject. Each mutant's log is checked against
+ * the spec of the kill list ({@link #KILLED_BY}) first, and the check stops at the rejection.
  *
  * <p>What this gate shows is that the checker can fail on the bugs it is meant for; what it
  * cannot show is named per mutant below.
@@ -90,6 +94,47 @@ class TraceMutantTest {
     private static final Set<KernelTestMutantTest.Mutant> HELD_BUFFER_MUTANTS =
             EnumSet.of(KernelTestMutantTest.Mutant.ROUND_WITHOUT_CONVERSION);
 
+    /**
+     * The kill list: the spec that rejects each gated mutant's log. The gate checks that spec's
+     * models first and stops at the first rejection it needs, so a mutant costs the models up to
+     * its catcher, not all of them. A mutant rejected only by another spec fails the gate as a
+     * stale list (the message names the spec to record); {@code -Dkeel.trace.killList=derive}
+     * checks every model of every mutant instead and writes the derived list to
+     * {@code target/trace-kill-list.md}, from which this map is updated.
+     */
+    private static final Map<KernelMutant, String> KILLED_BY = new EnumMap<>(Map.ofEntries(
+            Map.entry(KernelMutant.MARK_AFTER_ADMISSION, "InFlightLeases"),
+            Map.entry(KernelMutant.FREE_WITHOUT_GUARD, "InFlightLeases"),
+            Map.entry(KernelMutant.COLLECT_UNDER_ALLOCATOR_LOCK, "LockOrdering"),
+            Map.entry(KernelMutant.BLIND_GIVE_BACK, "CasBump"),
+            Map.entry(KernelMutant.SECOND_CLOSE_RETURNS, "InFlightLeases"),
+            Map.entry(KernelMutant.NO_SINGLE_FLIGHT, "LockOrdering"),
+            Map.entry(KernelMutant.CLOSING_FREE_NOOP, "KeelSystem"),
+            Map.entry(KernelMutant.HOST_CLOSE_HOLDS, "KeelSystem"),
+            Map.entry(KernelMutant.SHARED_TRACKER, "KeelSystem"),
+            Map.entry(KernelMutant.UNFAIR_HAND_OFF, "LockOrdering"),
+            Map.entry(KernelMutant.LATE_JOIN, "LockOrdering")));
+
+    /** Whether this run re-derives the kill list (every model of every mutant) instead of using it. */
+    private static final boolean DERIVE = "derive".equals(System.getProperty("keel.trace.killList"));
+
+    private static final Map<String, String> DERIVED = Collections.synchronizedMap(new TreeMap<>());
+
+    /**
+     * The address-reuse mutants of the kernel's tests that a reuse scenario's log shows
+     * ({@code ReuseScenarios}, arenas too small for chunks, checked by FreeRanges alone): a range
+     * back in service before its unmap returned, free ranges lost by an aborted close, an
+     * exhaustion that does not fold the top range, a merge across a live range. Only the reuse
+     * scenarios are recorded for them. Not here: a put-back into a room and the free ranges both
+     * ({@code PUT_BACK_TWICE}: the chunk path, which no trace follows) and a free of another
+     * owner's record ({@code STALE_FREE_FREES_ANY_OWNER}: owners are in no spec).
+     */
+    private static final Set<KernelTestMutantTest.Mutant> REUSE_MUTANTS = EnumSet.of(
+            KernelTestMutantTest.Mutant.REUSE_BEFORE_UNMAP, KernelTestMutantTest.Mutant.ABORT_LOSES_FREE_RANGES,
+            KernelTestMutantTest.Mutant.EXHAUSTED_WITHOUT_FOLD, KernelTestMutantTest.Mutant.MERGE_ACROSS_LIVE);
+
+    private static final String REUSE_SCENARIOS = "dev.keel.trace.scenario.ReuseScenarios";
+
     private static final Map<KernelMutant, String> CAUGHT = Collections.synchronizedMap(new EnumMap<>(KernelMutant.class));
     private static final Map<KernelTestMutantTest.Mutant, String> CAUGHT_HELD =
             Collections.synchronizedMap(new EnumMap<>(KernelTestMutantTest.Mutant.class));
@@ -104,8 +149,11 @@ class TraceMutantTest {
     void mutantIsRejected(KernelMutant mutant, @TempDir Path workDir) throws IOException, InterruptedException {
         assumeTrue(!"false".equals(System.getProperty("keel.mutants")), "mutants skipped (-Dkeel.mutants=false)");
         assumeTrue(!NOT_IN_A_TRACE.containsKey(mutant), () -> NOT_IN_A_TRACE.get(mutant));
-        CAUGHT.put(mutant, firstRejection(mutant.patches(), mutant.description(), REJECTED_BY_KEEL_SYSTEM.contains(mutant),
-                workDir));
+        String killer = KILLED_BY.get(mutant);
+        assertTrue(killer != null, () -> "mutant " + mutant.description() + " has no entry in KILLED_BY (the kill list):"
+                + " run the gate with -Dkeel.trace.killList=derive and record the spec that rejects it");
+        CAUGHT.put(mutant, firstRejection(mutant.patches(), mutant.description(), null,
+                REJECTED_BY_KEEL_SYSTEM.contains(mutant), killer, workDir));
     }
 
     @ParameterizedTest(name = "{0} shows in a composition's trace")
@@ -114,34 +162,58 @@ class TraceMutantTest {
     void heldBufferMutantIsRejectedByKeelSystem(KernelTestMutantTest.Mutant mutant, @TempDir Path workDir)
             throws IOException, InterruptedException {
         assumeTrue(!"false".equals(System.getProperty("keel.mutants")), "mutants skipped (-Dkeel.mutants=false)");
-        CAUGHT_HELD.put(mutant, firstRejection(mutant.patches, mutant.description, true, workDir));
+        CAUGHT_HELD.put(mutant, firstRejection(mutant.patches, mutant.description, null, true, "KeelSystem", workDir));
     }
 
     static Stream<KernelTestMutantTest.Mutant> heldBufferMutants() {
         return HELD_BUFFER_MUTANTS.stream();
     }
 
-    /**
-     * Builds the traced kernel with {@code patches}, records the scenarios on it and checks the
-     * log, which must be rejected (by KeelSystem, if {@code byKeelSystem}); returns the first
-     * rejection.
-     */
-    private static String firstRejection(List<Patch> patches, String description, boolean byKeelSystem, Path workDir)
+    @ParameterizedTest(name = "{0} shows in a reuse trace")
+    @MethodSource("reuseMutants")
+    @Execution(ExecutionMode.CONCURRENT)
+    void reuseMutantIsRejectedByFreeRanges(KernelTestMutantTest.Mutant mutant, @TempDir Path workDir)
             throws IOException, InterruptedException {
+        assumeTrue(!"false".equals(System.getProperty("keel.mutants")), "mutants skipped (-Dkeel.mutants=false)");
+        CAUGHT_HELD.put(mutant, firstRejection(mutant.patches, mutant.description, REUSE_SCENARIOS, false, "FreeRanges",
+                workDir));
+    }
+
+    static Stream<KernelTestMutantTest.Mutant> reuseMutants() {
+        return REUSE_MUTANTS.stream();
+    }
+
+    /**
+     * Builds the traced kernel with {@code patches}, records the scenarios on it (those of class
+     * {@code scenarios}, or the default set if null) and checks the log, which must be rejected (by
+     * KeelSystem, if {@code byKeelSystem}), first by {@code killer}; returns that rejection.
+     */
+    private static String firstRejection(List<Patch> patches, String description, String scenarios, boolean byKeelSystem,
+            String killer, Path workDir) throws IOException, InterruptedException {
         Path variant = MutantKernel.buildTraced(patches, KERNEL_SOURCES, SCENARIO_SOURCES, workDir);
         Path trace = workDir.resolve("mutant.trace");
-        int status = ScenarioRun.record(variant.toString(), trace, RANDOM_SCHEDULES, workDir.resolve("scenarios.out"));
+        int status = scenarios == null
+                ? ScenarioRun.record(variant.toString(), trace, RANDOM_SCHEDULES, workDir.resolve("scenarios.out"))
+                : ScenarioRun.record(variant.toString(), scenarios, trace, RANDOM_SCHEDULES, workDir.resolve("scenarios.out"));
         assertEquals(0, status, () -> "the scenarios did not run on " + description + ": "
                 + read(workDir.resolve("scenarios.out")));
-        TraceCheck.Result result = TraceCheck.check(trace, SPEC_DIR, workDir.resolve("tlc"));
+        TraceCheck.Result result = DERIVE ? TraceCheck.check(trace, SPEC_DIR, workDir.resolve("tlc"))
+                : TraceCheck.check(trace, SPEC_DIR, workDir.resolve("tlc"), List.of(killer),
+                        message -> !byKeelSystem || message.startsWith("KeelSystem rejects"));
         assertFalse(result.accepted(), () -> "mutant " + description + ": all " + (result.arenas() + result.allocators())
                 + " recorded runs fit the specs");
-        if (!byKeelSystem) {
-            return result.rejections().get(0);
+        if (DERIVE) {
+            DERIVED.put(description, String.join(", ", result.rejections().stream()
+                    .map(message -> message.substring(0, message.indexOf(' '))).distinct().toList()));
         }
-        return result.rejections().stream().filter(message -> message.startsWith("KeelSystem rejects")).findFirst()
+        String rejection = result.rejections().stream()
+                .filter(message -> !byKeelSystem || message.startsWith("KeelSystem rejects")).findFirst()
                 .orElseThrow(() -> new AssertionError("mutant " + description + ": no composition rejected,"
                         + " only " + result.rejections()));
+        String by = rejection.substring(0, rejection.indexOf(' '));
+        assertEquals(killer, by, () -> "the kill list is stale: mutant " + description + " is rejected by " + by
+                + ", not by " + killer + " as KILLED_BY says: record " + by + " (" + rejection + ")");
+        return rejection;
     }
 
     /**
@@ -168,10 +240,22 @@ class TraceMutantTest {
             String why = caught != null ? caught : NOT_IN_A_TRACE.getOrDefault(mutant, "");
             row(table, mutant.description(), verdict, why);
         }
-        for (KernelTestMutantTest.Mutant mutant : HELD_BUFFER_MUTANTS) {
+        Set<KernelTestMutantTest.Mutant> testMutants = EnumSet.copyOf(HELD_BUFFER_MUTANTS);
+        testMutants.addAll(REUSE_MUTANTS);
+        for (KernelTestMutantTest.Mutant mutant : testMutants) {
             String caught = CAUGHT_HELD.get(mutant);
             row(table, mutant.description + " (a kernel-test mutant)", caught != null ? "rejected" : "not run",
                     caught != null ? caught : "");
+        }
+        if (DERIVE) {
+            StringBuilder derived = new StringBuilder("# The trace gate's kill list, derived\n\n"
+                    + "Every spec that rejected each mutant's log, every model checked (-Dkeel.trace.killList=derive);"
+                    + " KILLED_BY in TraceMutantTest records one of them per mutant.\n\n| mutant | rejected by |\n| :--- | :--- |\n");
+            DERIVED.forEach((mutant, specs) -> row(derived, mutant, specs));
+            Path list = Path.of(System.getProperty("keel.trace.mutants", "target/trace-mutants.md"))
+                    .resolveSibling("trace-kill-list.md");
+            Files.createDirectories(list.toAbsolutePath().getParent());
+            Files.writeString(list, derived, StandardCharsets.UTF_8);
         }
         Path out = Path.of(System.getProperty("keel.trace.mutants", "target/trace-mutants.md"));
         Files.createDirectories(out.toAbsolutePath().getParent());
@@ -181,6 +265,10 @@ class TraceMutantTest {
     private static void row(StringBuilder table, String mutant, String verdict, String why) {
         table.append("| ").append(mutant).append(" | ").append(verdict).append(" | ")
                 .append(why.replace("\n", " ").replace("|", "\\|")).append(" |\n");
+    }
+
+    private static void row(StringBuilder table, String mutant, String specs) {
+        table.append("| ").append(mutant).append(" | ").append(specs).append(" |\n");
     }
 
     private static String read(Path file) {

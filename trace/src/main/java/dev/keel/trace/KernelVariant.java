@@ -83,6 +83,23 @@ public final class KernelVariant {
         return build(kernelSources, TracedKernel::transform, null, workDir, 17);
     }
 
+    /**
+     * Compiles the {@code .java} files under {@code sources} as they are, against the class path of
+     * the calling JVM, for Java {@code release}, into {@code classes}; returns {@code classes}. For
+     * classes that run behind a variant built by {@link #build} without them.
+     *
+     * @throws IllegalStateException if they do not compile
+     */
+    public static Path compileAgainstClassPath(Path sources, Path classes, int release) {
+        try {
+            Files.createDirectories(classes);
+            compile(sources, classes, release);
+            return classes;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
     private static List<Path> javaFiles(Path root) throws IOException {
         try (Stream<Path> files = Files.walk(root)) {
             return files.filter(f -> f.toString().endsWith(".java"))

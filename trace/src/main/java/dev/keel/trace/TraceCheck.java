@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.function.Predicate;
 
 /**
  * Checks a kernel trace file against the specs and reports the result: the entry point of
@@ -49,11 +50,24 @@ public final class TraceCheck {
      * @throws IllegalArgumentException if the file is not a Keel trace (the message names the line)
      */
     public static Result check(Path file, Path specDir, Path workDir) throws IOException {
+        return check(file, specDir, workDir, List.of(), rejection -> false);
+    }
+
+    /**
+     * As {@link #check(Path, Path, Path)}, checking the specs named in {@code first} (CasBump,
+     * InFlightLeases, ...) before the others and stopping at the first rejection whose message
+     * {@code enough} accepts: a mutant gate's run, which needs one rejection. The result then
+     * holds the verdicts of the models run so far, so {@link Result#accepted()} is false exactly
+     * when a rejection was found.
+     */
+    public static Result check(Path file, Path specDir, Path workDir, List<String> first, Predicate<String> enough)
+            throws IOException {
         List<ObjectLog> logs;
         List<TraceChecker.Verdict> verdicts;
         try {
             logs = TraceLog.read(file);
-            verdicts = new TraceChecker(specDir, workDir).check(logs);
+            verdicts = new TraceChecker(specDir, workDir).check(logs, first,
+                    verdict -> verdict.rejection() != null && enough.test(verdict.rejection().message()));
         } catch (TraceFormatException e) {
             throw new IllegalArgumentException(file + ": " + e.getMessage(), e);
         }

@@ -11,6 +11,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -54,8 +55,30 @@ final class TraceChecker {
      * and the specs it extends on its library path, the spec directory.
      */
     List<Verdict> check(List<ObjectLog> arenas) throws IOException {
-        List<Verdict> verdicts = new ArrayList<>();
+        return check(arenas, List.of(), verdict -> false);
+    }
+
+    /**
+     * As {@link #check(List)}, the specs named in {@code first} (by {@link TraceSpec#spec()}) before
+     * the others, stopping after the first verdict that {@code enough} accepts: a mutant gate that
+     * needs one rejection runs no TLC model after it.
+     */
+    List<Verdict> check(List<ObjectLog> arenas, List<String> first, Predicate<Verdict> enough) throws IOException {
+        List<TraceSpec> order = new ArrayList<>();
+        for (String name : first) {
+            for (TraceSpec spec : TraceSpec.values()) {
+                if (spec.spec().equals(name) && !order.contains(spec)) {
+                    order.add(spec);
+                }
+            }
+        }
         for (TraceSpec spec : TraceSpec.values()) {
+            if (!order.contains(spec)) {
+                order.add(spec);
+            }
+        }
+        List<Verdict> verdicts = new ArrayList<>();
+        for (TraceSpec spec : order) {
             Map<Map<String, Long>, List<SpecTrace>> groups = new LinkedHashMap<>();
             for (ObjectLog arena : arenas) {
                 if (!spec.checks(arena)) {
@@ -66,7 +89,11 @@ final class TraceChecker {
             }
             int n = 0;
             for (List<SpecTrace> group : groups.values()) {
-                verdicts.add(run(new TraceModel(spec, group), workDir.resolve(spec.module() + "-" + ++n)));
+                Verdict verdict = run(new TraceModel(spec, group), workDir.resolve(spec.module() + "-" + ++n));
+                verdicts.add(verdict);
+                if (enough.test(verdict)) {
+                    return verdicts;
+                }
             }
         }
         return verdicts;
