@@ -27,7 +27,13 @@
 (*   ExhaustRetry [next, T) holds a now (a give-back moved next down since *)
 (*                the bump looked): the bump again                         *)
 (*   ExhaustFold  the free range ending at next is folded into the fresh   *)
-(*                space (next down to its start): the bump again           *)
+(*                space (next down to its start): the bump again.  Also    *)
+(*                when [next, T) holds a now: the kernel folds first and   *)
+(*                does not look at the fresh space while a top range is    *)
+(*                there                                                    *)
+(*   ExhaustFoldLost  the fold's CAS on next failed (next or its state     *)
+(*                bits moved since the read under the lock): the top range *)
+(*                stays in FreeRanges, the bump again                      *)
 (*   Exhausted    none of these: ArenaExhaustedException                   *)
 (*   MallocRefused  the arena is not OPEN at an admission: RoomGrant's     *)
 (*                volatile mark store and state load, ReuseGrant's and the *)
@@ -37,9 +43,12 @@
 (*   BackendFail  it threw; the grant goes back by exactly one of:         *)
 (*   ChunkGiveBack  a small grant of a keeper from its room or a bump      *)
 (*                refill: to the room while it ends at cnext               *)
-(*   GiveBack     a large bump grant: next moves down while the grant is   *)
-(*                the top (to the room's end if it began in the room)      *)
-(*   RollbackInsert  any other (every reuse grant): into FreeRanges.       *)
+(*   GiveBack     a large bump or reuse grant: next moves down while the   *)
+(*                grant is the top (to the room's end if it began in the   *)
+(*                room); the kernel's give-back does not ask where a grant *)
+(*                came from                                                *)
+(*   RollbackInsert  any other (a reuse grant below the top, a give-back   *)
+(*                whose CAS found next moved): into FreeRanges.            *)
 (*                Nothing is leaked by a failed grant any more.            *)
 (* free, of a live range of the thread's own.                              *)
 (*   FreeRemove   the table remove, admitted while OPEN or CLOSING         *)
@@ -71,9 +80,11 @@
 (* only if, at that instant, neither a free range nor the fresh space      *)
 (* with the top free range holds it (ExhaustedOnlyWhenNothingFits); what   *)
 (* it cannot use is other threads' rooms, at most C each (RoomsBounded),   *)
-(* and ranges in transit.  An abort keeps FreeRanges: its bytes are below  *)
-(* next and in no other piece.  Put-backs happen inside the in-flight      *)
-(* guard (CloseCommit waits for them).                                     *)
+(* and ranges in transit.  A fold or a retry never throws, so a fold that  *)
+(* lost its CAS, or folded while the fresh space already held the request, *)
+(* only costs another bump.  An abort keeps FreeRanges: its bytes are      *)
+(* below next and in no other piece.  Put-backs happen inside the          *)
+(* in-flight guard (CloseCommit waits for them).                           *)
 (*                                                                         *)
 (* FreeRanges is a sequence of <<start, end>> sorted by start, so a range  *)
 (* inserted twice is two entries (a set would hide it).  A range           *)
@@ -334,10 +345,12 @@ ExhaustRetry(t) ==
     /\ Goto(t, "bump")
     /\ UNCHANGED <<state, next, leaked, aligned, cur, from, live, callsLeft>>
 
+\* Whether or not [next, T) holds the request now: a give-back may have moved
+\* next down since the bump looked, and the kernel folds the top range without
+\* reading the fresh space again (ExhaustRetry is the step of a kernel that does).
 ExhaustFold(t) ==
     /\ ExhaustOpen(t)
     /\ Fitting(Released(t), aligned[t]) = {}
-    /\ aligned[t] > T - next
     /\ Top(Released(t), next) # {}
     /\ LET i == CHOOSE j \in Top(Released(t), next) : TRUE
        IN  /\ next' = Released(t)[i][1]
@@ -345,6 +358,21 @@ ExhaustFold(t) ==
     /\ RoomReleased(t)
     /\ Goto(t, "bump")
     /\ UNCHANGED <<state, leaked, aligned, cur, from, live, callsLeft>>
+
+\* The fold's compare-and-set on next failed: next (or its state bits) moved
+\* between the read under the lock that found a free range ending there and
+\* the CAS.  The step is the failed CAS; the range the read found is in
+\* FreeRanges (the lock is held throughout), so FreeRanges is not empty, and
+\* it stays there: as ExhaustRetry, without its look at the fresh space.  A
+\* close that began in between waits for this malloc (its mark), so the step
+\* is taken with the state it was admitted by, OPEN.
+ExhaustFoldLost(t) ==
+    /\ ExhaustOpen(t)
+    /\ Fitting(Released(t), aligned[t]) = {}
+    /\ Len(Released(t)) > 0
+    /\ free' = Released(t) /\ RoomReleased(t)
+    /\ Goto(t, "bump")
+    /\ UNCHANGED <<state, next, leaked, aligned, cur, from, live, callsLeft>>
 
 Exhausted(t) ==
     /\ ExhaustOpen(t)
@@ -378,9 +406,11 @@ ChunkGiveBack(t) ==
 FromRoom(t) == cnext[t] = cend[t] /\ cur[t][1] < cend[t] /\ cend[t] < cur[t][2]
 
 \* The give-back CAS (keeping the state bits): only while the grant is the top.
+\* A large reuse grant too: the kernel tries the pointer before FreeRanges for
+\* every large grant, and a reuse grant that ends at next is the top as well.
 GiveBack(t) ==
     /\ pc[t] = "rollback"
-    /\ from[t] = "bump" /\ ~Chunked(t, aligned[t]) /\ next = cur[t][2]
+    /\ from[t] \in {"bump", "reuse"} /\ ~Chunked(t, aligned[t]) /\ next = cur[t][2]
     /\ IF FromRoom(t)
          THEN /\ next' = cend[t]
               /\ cnext' = [cnext EXCEPT ![t] = cur[t][1]]
@@ -480,7 +510,7 @@ CloseAbort ==
 \* The first step of a call counts it (Begin, FreeRemove).
 MallocStep(t) ==
     \/ MallocRefused(t) \/ RoomGrant(t) \/ ReuseGrant(t) \/ Bump(t) \/ BumpShort(t)
-    \/ ExhaustReuse(t) \/ ExhaustRetry(t) \/ ExhaustFold(t) \/ Exhausted(t)
+    \/ ExhaustReuse(t) \/ ExhaustRetry(t) \/ ExhaustFold(t) \/ ExhaustFoldLost(t) \/ Exhausted(t)
     \/ BackendOk(t) \/ BackendFail(t)
     \/ ChunkGiveBack(t) \/ GiveBack(t) \/ RollbackInsert(t)
 

@@ -152,7 +152,8 @@ AuxMapped(t) ==
         /\ lag' = [lag EXCEPT ![t] = "m_insert"]
         /\ UNCHANGED <<anext, done, acp, asnap, adrained>>
 
-\* A failed grant put back (room, pointer or FreeRanges): the contract's give-back; its exit is owed.
+\* A failed grant put back (room, pointer or FreeRanges; GiveBack of a bump or a reuse grant
+\* alike): the contract's give-back; its exit is owed.
 AuxGiveBack(t) ==
     /\ anext' = IF anext = aloc[t].va + aloc[t].size THEN aloc[t].va ELSE anext
     /\ lag' = [lag EXCEPT ![t] = "m_exit"]
@@ -189,6 +190,7 @@ AuxOp(t) ==
       [] pc[t] = "unmap" /\ pc'[t] = "idle"                -> AuxRelease(t, "f_exit")
       [] pc[t] = "putback" /\ pc'[t] = "idle"              -> AuxExit(t)
       [] OTHER                                             -> UNCHANGED auxVars  \* BackendFail, the exhaustion path's moves
+                                                               \* (ExhaustRetry, ExhaustFold, ExhaustFoldLost: to the bump)
 
 \* A closer of the contract moves from one of pcs to pc p (if none is at one of pcs, the
 \* contract's closers stay: a step of the state alone, which Refines rejects).

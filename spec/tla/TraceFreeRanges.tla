@@ -27,26 +27,17 @@
 (* the spec's action with state OPEN (the instance Open), taken while the  *)
 (* arena is OPEN or CLOSING (a close seals only once every malloc has      *)
 (* returned).  The fold's compare-and-set can fail (next moved, or its     *)
-(* state bits did, since the read): the kernel then puts the top range     *)
-(* back and bumps again.  FreeRanges has no such step (its ExhaustFold is  *)
-(* one); ExhaustFoldLost below is this module's, and changes only what     *)
-(* ExhaustRetry would: the thread goes back to the bump, nothing else.     *)
+(* state bits did, since the read): FreeRanges' ExhaustFoldLost, whose     *)
+(* event also says which range the read found (seen, start): it must be    *)
+(* in FreeRanges and end at seen, and next or the state must differ from   *)
+(* what the read saw.                                                      *)
 (*                                                                         *)
-(* Two more steps the kernel takes and FreeRanges does not, found by the   *)
-(* recorded runs, are this module's too, so that the runs that take them   *)
-(* are still checked (every invariant holds in every state they reach):    *)
-(*   FoldWhileFits   the exhaustion path folds the free range ending at    *)
-(*                   next even when the fresh space above next now holds   *)
-(*                   the request (a give-back moved next down since the    *)
-(*                   bump looked); FreeRanges' ExhaustFold needs the fresh *)
-(*                   space too short, and it retries (ExhaustRetry)        *)
-(*   GiveBackReused  a reuse grant whose backend allocate failed and that  *)
-(*                   ends at next goes back to the pointer (the kernel's   *)
-(*                   give-back does not ask where a grant came from);      *)
-(*                   FreeRanges puts every failed reuse grant into         *)
-(*                   FreeRanges (RollbackInsert)                           *)
-(* Either FreeRanges should allow them or the kernel should not take them: *)
-(* see docs/verification.md.                                               *)
+(* Every event is a step of FreeRanges itself.  The recorded runs found    *)
+(* three steps of the kernel that FreeRanges once lacked and this module   *)
+(* admitted as its own; FreeRanges now has them: a fold while the fresh    *)
+(* space holds the request (ExhaustFold), a failed reuse grant at the top  *)
+(* given back to the pointer (GiveBack) and the lost fold                  *)
+(* (ExhaustFoldLost).                                                      *)
 (***************************************************************************)
 EXTENDS FreeRanges, Sequences, TLC, TraceFreeRangesData
 
@@ -75,37 +66,11 @@ Refused(t) ==
        \/ pc[t] \in Returned /\ UNCHANGED vars
     /\ Leave(t)
 
-\* The fold's compare-and-set found next (or its state bits) changed since the
-\* read that found the free range <<start, top>> ending there: the range goes
-\* back, the thread's room stays released, and the thread bumps again.
-ExhaustFoldLost(t, top, start) ==
-    /\ pc[t] = "exhaust"
-    /\ Fitting(Released(t), aligned[t]) = {}
+\* The lost fold's event: the read found the free range <<start, top>> ending at
+\* next, and the compare-and-set found next (or its state bits) changed since.
+FoldLostAt(t, top, start) ==
     /\ \E j \in Top(Released(t), top) : Released(t)[j][1] = start
     /\ next # top \/ state # "OPEN"
-    /\ free' = Released(t) /\ RoomReleased(t)
-    /\ Goto(t, "bump")
-    /\ UNCHANGED <<state, next, leaked, aligned, cur, from, live, callsLeft>>
-
-\* ExhaustFold without its guard that the fresh space is too short.
-FoldWhileFits(t) ==
-    /\ pc[t] = "exhaust"
-    /\ Fitting(Released(t), aligned[t]) = {}
-    /\ aligned[t] <= T - next
-    /\ Top(Released(t), next) # {}
-    /\ LET j == CHOOSE k \in Top(Released(t), next) : TRUE
-       IN  /\ next' = Released(t)[j][1]
-           /\ free' = Without(Released(t), {Released(t)[j]})
-    /\ RoomReleased(t)
-    /\ Goto(t, "bump")
-    /\ UNCHANGED <<leaked, aligned, cur, from, live, callsLeft>>
-
-\* GiveBack of a failed reuse grant that is the top.
-GiveBackReused(t) ==
-    /\ pc[t] = "rollback" /\ from[t] = "reuse" /\ next = cur[t][2]
-    /\ next' = cur[t][1]
-    /\ Finish(t, "idle")
-    /\ UNCHANGED <<state, free, leaked, cnext, cend, live, callsLeft>>
 
 \* The FreeRanges step that event e names, with the logged values.
 Step(e) ==
@@ -119,11 +84,11 @@ Step(e) ==
     \/ e.a = "ExhaustRead" /\ e.t \in admitted /\ pc[e.t] = "exhaust" /\ next = e.seen /\ UNCHANGED vars /\ Keep
     \/ e.a = "ExhaustRetry" /\ next = e.seen /\ Open!ExhaustRetry(e.t) /\ Decides(e.t)
     \/ e.a = "Exhausted" /\ next = e.seen /\ Open!Exhausted(e.t) /\ Decides(e.t)
-    \/ e.a = "ExhaustFold" /\ (Open!ExhaustFold(e.t) \/ FoldWhileFits(e.t)) /\ next' = e.next /\ Decides(e.t)
-    \/ e.a = "ExhaustFoldLost" /\ e.t \in admitted /\ ExhaustFoldLost(e.t, e.seen, e.start) /\ Leave(e.t)
+    \/ e.a = "ExhaustFold" /\ Open!ExhaustFold(e.t) /\ next' = e.next /\ Decides(e.t)
+    \/ e.a = "ExhaustFoldLost" /\ FoldLostAt(e.t, e.seen, e.start) /\ Open!ExhaustFoldLost(e.t) /\ Decides(e.t)
     \/ e.a = "BackendOk" /\ BackendOk(e.t) /\ Keep
     \/ e.a = "BackendFail" /\ BackendFail(e.t) /\ Keep
-    \/ e.a = "GiveBack" /\ (GiveBack(e.t) \/ GiveBackReused(e.t)) /\ next' = e.next /\ Keep
+    \/ e.a = "GiveBack" /\ GiveBack(e.t) /\ next' = e.next /\ Keep
     \/ e.a = "FreeAdd" /\ cur[e.t] = <<e.start, e.end>> /\ (RollbackInsert(e.t) \/ FreeInsert(e.t)) /\ Keep
     \/ e.a = "FreeRemove" /\ FreeRemove(e.t) /\ cur'[e.t][1] = e.va /\ Keep
     \/ e.a = "UnmapOk" /\ UnmapOk(e.t) /\ Keep
@@ -152,7 +117,7 @@ TraceSpec == TraceInit /\ [][TraceNext]_traceVars
 (* The diagnosis of a log that does not fit                               *)
 
 ThreadActions == {"MallocRefused", "RoomGrant", "ReuseGrant", "Bump", "BumpShort", "ExhaustReuse",
-                  "ExhaustRetry", "ExhaustFold", "Exhausted", "BackendOk", "BackendFail",
+                  "ExhaustRetry", "ExhaustFold", "ExhaustFoldLost", "Exhausted", "BackendOk", "BackendFail",
                   "ChunkGiveBack", "GiveBack", "RollbackInsert", "FreeRemove", "UnmapOk",
                   "UnmapFail", "RoomAbsorb", "TopGiveBack", "FreeInsert"}
 CloseActions == {"CloseBegin", "CloseSeal", "CloseCommit", "CloseAbort"}
@@ -166,6 +131,7 @@ ThreadAction(a, t) ==
       [] a = "ExhaustReuse" -> ExhaustReuse(t)
       [] a = "ExhaustRetry" -> ExhaustRetry(t)
       [] a = "ExhaustFold" -> ExhaustFold(t)
+      [] a = "ExhaustFoldLost" -> ExhaustFoldLost(t)
       [] a = "Exhausted" -> Exhausted(t)
       [] a = "BackendOk" -> BackendOk(t)
       [] a = "BackendFail" -> BackendFail(t)

@@ -757,7 +757,7 @@ public final class VmmArena implements AutoCloseable {
             if (start != FreeRanges.NONE) {
                 counters.beforeGiveBack(top);
                 if (!next.compareAndSet(seen, seen - (top - start))) { // FreeRanges: ExhaustFold // Trace if(traceFoldLost): traceFoldLost ? ExhaustFoldLost seen=top start=start : ExhaustFold next=start
-                    freeRanges.add(start, top);
+                    freeRanges.add(start, top);                // FreeRanges: ExhaustFoldLost (the CAS lost: the top range stays free)
                 }
                 return RETRY;
             }
