@@ -45,8 +45,11 @@
 (*                refill: to the room while it ends at cnext               *)
 (*   GiveBack     a large bump or reuse grant: next moves down while the   *)
 (*                grant is the top (to the room's end if it began in the   *)
-(*                room); the kernel's give-back does not ask where a grant *)
-(*                came from                                                *)
+(*                room, as the bump recorded when it made the grant: the   *)
+(*                room's shape at the rollback cannot tell, since a fold   *)
+(*                may have moved next below an emptied room's end); the    *)
+(*                kernel's give-back does not ask whether a grant came     *)
+(*                from the bump or from FreeRanges                         *)
 (*   RollbackInsert  any other (a reuse grant below the top, a give-back   *)
 (*                whose CAS found next moved): into FreeRanges.            *)
 (*                Nothing is leaked by a failed grant any more.            *)
@@ -119,7 +122,8 @@ VARIABLES
     pc,         \* where each thread is
     aligned,    \* each thread's request, rounded up to G
     cur,        \* the range a thread holds: its grant in flight, or the range it frees
-    from,       \* where the grant in flight came from: room, bump, reuse
+    from,       \* where the grant in flight came from: room, bump, bumproom (a large
+                \* bump grant that began in a non-empty room), reuse
     cnext,      \* each thread's room: its first byte ...
     cend,       \* ... and its end: room = [cnext, cend)
     live,       \* each thread's live ranges (mapped, in the table)
@@ -198,7 +202,7 @@ TypeOK ==
     /\ pc \in [Threads -> Pcs]
     /\ aligned \in [Threads -> {0} \cup {RoundUp(s) : s \in Sizes}]
     /\ cur \in [Threads -> Ranges \cup {None}]
-    /\ from \in [Threads -> {"none", "room", "bump", "reuse"}]
+    /\ from \in [Threads -> {"none", "room", "bump", "bumproom", "reuse"}]
     /\ cnext \in [Threads -> Offsets]
     /\ cend \in [Threads -> Offsets]
     /\ \A t \in Threads : cnext[t] <= cend[t]
@@ -302,15 +306,20 @@ Bump(t) ==
               THEN IF Contiguous(t, a)
                      THEN /\ cur' = [cur EXCEPT ![t] = <<cnext[t], cnext[t] + a>>]
                           /\ cnext' = [cnext EXCEPT ![t] = cend[t]]
+                          \* Recorded now: whether the grant took the room's bytes.
+                          \* At a rollback the emptied room no longer shows it.
+                          /\ from' = [from EXCEPT ![t] =
+                                         IF cnext[t] < cend[t] THEN "bumproom" ELSE "bump"]
                           /\ UNCHANGED <<cend, free>>
                      ELSE /\ cur' = [cur EXCEPT ![t] = <<next, next + a>>]
+                          /\ from' = [from EXCEPT ![t] = "bump"]
                           /\ UNCHANGED <<cnext, cend, free>>
               ELSE LET start == IF Contiguous(t, a) THEN cnext[t] ELSE next
                    IN  /\ cur' = [cur EXCEPT ![t] = <<start, start + a>>]
                        /\ cnext' = [cnext EXCEPT ![t] = start + a]
                        /\ cend' = [cend EXCEPT ![t] = End(t, a)]
                        /\ free' = IF Contiguous(t, a) THEN free ELSE AddRoom(free, RoomOf(t))
-    /\ from' = [from EXCEPT ![t] = "bump"]
+                       /\ from' = [from EXCEPT ![t] = "bump"]
     /\ Goto(t, "backend")
     /\ UNCHANGED <<state, leaked, live>>
 
@@ -402,15 +411,19 @@ ChunkGiveBack(t) ==
     /\ Finish(t, "idle")
     /\ UNCHANGED <<state, next, free, leaked, cend, live, callsLeft>>
 
-\* A large grant that began in the thread's room (now empty, ending inside it).
-FromRoom(t) == cnext[t] = cend[t] /\ cur[t][1] < cend[t] /\ cend[t] < cur[t][2]
+\* A large grant that began in the thread's room, as its bump recorded.  Not
+\* inferred from the room (empty, its end inside the grant): after the
+\* exhaustion path emptied the room and a fold moved next below its end, a
+\* grant from next can straddle that end too, and a give-back to the end would
+\* make a room of more than C (FreeRangesMutantRoomInferred).
+FromRoom(t) == from[t] = "bumproom"
 
 \* The give-back CAS (keeping the state bits): only while the grant is the top.
 \* A large reuse grant too: the kernel tries the pointer before FreeRanges for
 \* every large grant, and a reuse grant that ends at next is the top as well.
 GiveBack(t) ==
     /\ pc[t] = "rollback"
-    /\ from[t] \in {"bump", "reuse"} /\ ~Chunked(t, aligned[t]) /\ next = cur[t][2]
+    /\ from[t] \in {"bump", "bumproom", "reuse"} /\ ~Chunked(t, aligned[t]) /\ next = cur[t][2]
     /\ IF FromRoom(t)
          THEN /\ next' = cend[t]
               /\ cnext' = [cnext EXCEPT ![t] = cur[t][1]]
