@@ -77,7 +77,7 @@ import org.jspecify.annotations.Nullable;
  * new room, and its old room goes back among the free ranges in the same step. Otherwise it bumps.
  * A bump that finds the range exhausted takes the lock and tries once more: the thread's own room
  * goes back among the free ranges, a range that now fits is taken, and a free range that ends where
- * the pointer is goes back to the pointer ({@code FoldTop}) before the bump is retried; only if
+ * the pointer is goes back to the pointer ({@code ExhaustFold}) before the bump is retried; only if
  * none of that helps does the request fail, and {@link ArenaExhaustedException} says what was free.
  * A failed grant goes back to its room or to the pointer as before, and otherwise among the free
  * ranges (nothing was mapped there). A reuse grant is admitted as a room grant is: the volatile
@@ -740,6 +740,9 @@ public final class VmmArena implements AutoCloseable {
             boolean chunked = chunked(lease, aligned);
             long offset = freeRanges.take(aligned, chunked ? regionBytes : aligned); // FreeRanges: ReuseGrant, ExhaustReuse // Trace: ReuseTake va=offset
             if (offset != FreeRanges.NONE) {
+                if (!chunked) {
+                    lease.largeGrant(offset, false);
+                }
                 if (chunked) {
                     lease.room(offset + aligned, offset + freeRanges.taken());
                     if (roomEnd > roomStart) {
@@ -802,10 +805,13 @@ public final class VmmArena implements AutoCloseable {
             long end = chunked ? Math.min(regionEnd(seen + need), totalBytes) : seen + need;
             long witness = next.compareAndExchange(seen, end); // CasBump: CasSucceed, CasFail // ChunkBump: CasSucceed, CasFail // FreeRanges: Bump // InFlightLeases: MallocEnter // InFlightDrain: MallocEnter // Trace: witness == seen ? CasSucceed next=end va=seen : CasFail seen=witness&OFFSETS ; witness != seen && stateOf(witness) != OPEN ? BumpRefused ; witness != seen && stateOf(witness) == OPEN && aligned <= totalBytes - witness ? CheckFits ; witness != seen && stateOf(witness) == OPEN && aligned > totalBytes - witness ? Exhausted
             if (witness == seen) {
+                long start = contiguous ? lease.roomStart() : seen;
+                if (!chunked) {
+                    lease.largeGrant(start, contiguous && room > 0); // FreeRanges: Bump (from = "bumproom": what GiveBack's FromRoom reads)
+                }
                 if (!keeps) {
                     return seen;
                 }
-                long start = contiguous ? lease.roomStart() : seen;
                 if (chunked) {
                     if (!contiguous && room > 0) {
                         strand(lease.roomStart(), lease.roomEnd());
@@ -940,7 +946,10 @@ public final class VmmArena implements AutoCloseable {
             return;
         }
         long roomEnd = lease.roomEnd();
-        boolean fromRoom = lease.roomStart() == roomEnd && offset < roomEnd && roomEnd < offset + aligned;
+        // Recorded at the grant, not read from the room's shape: an empty room that ends inside the
+        // grant may be one the exhaustion path released and a fold then left above next.
+        boolean fromRoom = lease.roomGrant() == offset && lease.roomStart() == roomEnd && offset < roomEnd
+                && roomEnd < offset + aligned;
         long back = fromRoom ? offset + aligned - roomEnd : aligned;
         boolean givenBack = giveBack(offset + aligned, back);  // CasBump: GiveBack // ChunkBump: GiveBack // FreeRanges: GiveBack // Trace: givenBack ? GiveBack next=offset+aligned-back : Leak
         if (givenBack && fromRoom) {

@@ -120,6 +120,38 @@ class VmmArenaReuseTest {
         assertEquals(0, full.freeBytes());
     }
 
+    /**
+     * A failed large grant gives bytes back to the thread's room only if the grant took them from
+     * the room. Here the exhaustion path puts the room into the free ranges, where it merges with
+     * the range below, and folds the merged range into the pointer; the retried grant starts below
+     * the emptied room's end and runs past it, and its allocate fails. The room's shape alone (empty,
+     * ending inside the grant) would make three regions of the fold the thread's room (spec
+     * FreeRanges' mutant RoomInferred, RoomsBounded): the grant goes back to the pointer instead.
+     */
+    @Test
+    void aFailedGrantAfterAFoldGivesNothingToTheRoom() {
+        long fresh = 10 * G;
+        VmmArena arena = VmmArena.open(backend, CHUNKED_TOTAL + fresh);
+        long top = CHUNKED_TOTAL; // the last region ends here, the fresh tail after it
+        arena.malloc(top - 3 * REGION);
+        long x = arena.malloc(2 * REGION);
+        long s = arena.malloc(G); // a chunk: the last region, its room the rest of it
+        assertEquals(top, arena.usedBytes());
+        arena.free(x);            // among the free ranges, below the room
+        arena.free(s);            // absorbed: the room is the whole last region
+        assertEquals(REGION, arena.chunkSlackBytes());
+        backend.onAllocate = (va, size) -> {
+            throw new IllegalStateException("allocate failed");
+        };
+        // 3 regions + 5 granules: no free range holds it, nor the fresh tail after the room; the
+        // room and the range below it, folded into the pointer, and the tail do.
+        assertThrows(RuntimeException.class, () -> arena.malloc(3 * REGION + 5 * G));
+        backend.onAllocate = (va, size) -> { };
+        assertEquals(top - 3 * REGION, arena.usedBytes(), "the whole failed grant went back to the pointer");
+        assertEquals(0, arena.chunkSlackBytes(), "no room grew out of the fold");
+        assertEquals(x, arena.malloc(3 * REGION + 5 * G), "the fold and the tail serve it once the device does");
+    }
+
     private static long longestGap(TreeMap<Long, Long> live, long total) {
         long longest = 0;
         long end = 0;

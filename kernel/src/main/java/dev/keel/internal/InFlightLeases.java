@@ -138,6 +138,13 @@ public final class InFlightLeases {
          */
         long roomStart;
         long roomEnd;
+        /**
+         * The offset of the thread's last large grant if it began in the room (the room's bytes and
+         * fresh space after them), else -1: a failed grant gives those bytes back to the room, and
+         * only the grant knows where they came from (an empty room ending inside a grant may as
+         * well be one that a fold left behind).
+         */
+        long roomGrant = -1;
 
         @SuppressWarnings("deprecation") // Thread.threadId() is Java 19; the kernel runs on 17
         LeaseState(Thread owner) {
@@ -197,6 +204,16 @@ public final class InFlightLeases {
         public void room(long start, long end) {
             roomStart = start;
             roomEnd = end;
+        }
+
+        /** The offset of the last large grant if it began in the room, else -1. */
+        public long roomGrant() {
+            return roomGrant;
+        }
+
+        /** Records whether the large grant at {@code offset} began in the room. */
+        public void largeGrant(long offset, boolean fromRoom) {
+            roomGrant = fromRoom ? offset : -1;
         }
     }
 
