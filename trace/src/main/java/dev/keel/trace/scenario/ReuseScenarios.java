@@ -31,10 +31,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * exhaustion path, or a retry after the pointer moved down), closes that time out or are
  * interrupted while a free puts a range back, the reopened arena reusing it, and random schedules.
  *
- * <p>Two steps of these runs are the trace spec's own, not FreeRanges' (see {@code
- * TraceFreeRanges.tla} and {@code docs/verification.md}): a failed reused grant that ends at the
- * pointer given back to it, and a fold of the top range while the fresh space would hold the
- * request.
+ * <p>These runs take three steps that FreeRanges first lacked and now has (see {@code
+ * docs/verification.md}): a failed reused grant that ends at the pointer given back to it
+ * ({@code GiveBack}), a fold of the top range while the fresh space would hold the request
+ * ({@code ExhaustFold}), and a fold whose compare-and-set lost ({@code ExhaustFoldLost}).
  */
 public final class ReuseScenarios {
 
@@ -202,7 +202,7 @@ public final class ReuseScenarios {
             arena.free(x);                 // FreeInsert [0, 8)
             arena.free(y);                 // TopGiveBack: next 8, where [0, 8) ends
             failing.set(true);
-            failedMalloc(arena, 8);        // ReuseGrant [0, 8), BackendFail, GiveBack: next 0 (TraceFreeRanges' GiveBackReused)
+            failedMalloc(arena, 8);        // ReuseGrant [0, 8), BackendFail, GiveBack: next 0 (a reuse grant at the top)
             arena.close();
         }));
     }
