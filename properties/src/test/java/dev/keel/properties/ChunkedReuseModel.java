@@ -1,6 +1,7 @@
 package dev.keel.properties;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -40,6 +41,8 @@ class ChunkedReuseModel {
     final TreeMap<Long, Long> leaked = new TreeMap<>();
     final long[] roomStart;
     final long[] roomEnd;
+    /** Each thread's last large grant if it began in its room (FreeRanges' from = "bumproom"), else -1. */
+    final long[] roomGrant;
     private long taken;
     /** How often each action was taken: a test shows its runs reach them. */
     final Map<String, Integer> actions = new TreeMap<>();
@@ -51,6 +54,8 @@ class ChunkedReuseModel {
         this.small = granularity * 8;
         this.roomStart = new long[threads];
         this.roomEnd = new long[threads];
+        this.roomGrant = new long[threads];
+        Arrays.fill(roomGrant, -1);
     }
 
     private void count(String action) {
@@ -124,6 +129,9 @@ class ChunkedReuseModel {
         next = end;                                            // FreeRanges: Bump
         count("Bump");
         long start = contiguous ? roomStart[k] : seen;
+        if (!chunked) {
+            roomGrant[k] = contiguous && room > 0 ? start : -1;
+        }
         if (chunked) {
             if (!contiguous && room > 0) {
                 add(roomStart[k], roomEnd[k]);                 // the room left behind
@@ -151,6 +159,9 @@ class ChunkedReuseModel {
         long offset = take(aligned, chunked ? region : aligned); // FreeRanges: ReuseGrant, ExhaustReuse
         if (offset != NONE) {
             count(exhausted ? "ExhaustReuse" : "ReuseGrant");
+            if (!chunked) {
+                roomGrant[k] = -1;
+            }
             if (chunked) {
                 roomStart[k] = offset + aligned;
                 roomEnd[k] = offset + taken;
@@ -191,7 +202,7 @@ class ChunkedReuseModel {
             return;
         }
         long re = roomEnd[k];
-        boolean fromRoom = roomStart[k] == re && offset < re && re < offset + aligned;
+        boolean fromRoom = roomGrant[k] == offset && roomStart[k] == re && offset < re && re < offset + aligned;
         long back = fromRoom ? offset + aligned - re : aligned;
         if (next == offset + aligned) {
             next -= back;                                      // FreeRanges: GiveBack
