@@ -41,8 +41,9 @@
 (*                with its state bits (no grant is enabled unless OPEN)    *)
 (*   BackendOk    the backend mapped the grant: live                       *)
 (*   BackendFail  it threw; the grant goes back by exactly one of:         *)
-(*   ChunkGiveBack  a small grant of a keeper from its room or a bump      *)
-(*                refill: to the room while it ends at cnext               *)
+(*   ChunkGiveBack  a small grant of a keeper from its room, a bump refill *)
+(*                or a reuse refill (whose room begins at the grant's end):*)
+(*                to the room while it ends at cnext                       *)
 (*   GiveBack     a large bump or reuse grant: next moves down while the   *)
 (*                grant is the top (to the room's end if it began in the   *)
 (*                room, as the bump recorded when it made the grant: the   *)
@@ -403,7 +404,9 @@ BackendFail(t) ==
     /\ Goto(t, "rollback")
     /\ UNCHANGED <<state, next, free, leaked, aligned, cur, from, cnext, cend, live, callsLeft>>
 
-ToRoom(t) == from[t] \in {"room", "bump"} /\ Chunked(t, aligned[t]) /\ cnext[t] = cur[t][2]
+\* A small grant goes back to the room it was cut from, whichever step made
+\* the room (the kernel's giveBackOrLeak asks only where the room begins).
+ToRoom(t) == Chunked(t, aligned[t]) /\ cnext[t] = cur[t][2]
 
 ChunkGiveBack(t) ==
     /\ pc[t] = "rollback" /\ ToRoom(t)
