@@ -40,6 +40,8 @@ public final class DistributedTlc {
     private static final String SERVER = "tlc2.tool.distributed.TLCServer";
     private static final String WORKER = "tlc2.tool.distributed.TLCWorker";
     private static final String READY = "is ready";
+    /** What a worker prints once it has parsed the spec and waits for work. */
+    private static final String WORKER_READY = "ready at:";
     private static final Duration WORKER_GRACE = Duration.ofSeconds(10);
     private static final Duration POLL = Duration.ofMillis(100);
 
@@ -212,8 +214,15 @@ public final class DistributedTlc {
                 // in the same millisecond wrote one folder and one of them parsed a half-written file.
                 Path workerTmp = tmpDir.resolve("worker" + (i + 1));
                 Files.createDirectories(workerTmp);
-                workers.add(start(new ProcessBuilder(workerCommand(cluster.launch(), tlaTools, workerTmp, host,
-                        cluster.port(), 1)).redirectErrorStream(true).redirectOutput(log.toFile()), host.transport()));
+                Process worker = start(new ProcessBuilder(workerCommand(cluster.launch(), tlaTools, workerTmp, host,
+                        cluster.port(), 1)).redirectErrorStream(true).redirectOutput(log.toFile()), host.transport());
+                workers.add(worker);
+                // One worker fetches and parses the spec at a time: two that fetched it from the
+                // server at once had one of them fail to parse it (a null file, 1 run in 3 on this
+                // two-core machine). The next starts once this one is ready, or has died.
+                if (i + 1 < cluster.workers().size()) {
+                    awaitWorkerReady(worker, log, deadline);
+                }
             }
             boolean finished = serverProcess.waitFor(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
             Duration elapsed = Duration.ofNanos(System.nanoTime() - start);
@@ -299,6 +308,16 @@ public final class DistributedTlc {
             throws IOException, InterruptedException {
         while (System.nanoTime() < deadline && server.isAlive()) {
             if (Files.readString(output, StandardCharsets.UTF_8).contains(READY)) {
+                return;
+            }
+            Thread.sleep(POLL.toMillis());
+        }
+    }
+
+    /** Waits until {@code worker} says it is ready for work (it has parsed the spec), or has died. */
+    static void awaitWorkerReady(Process worker, Path log, long deadline) throws IOException, InterruptedException {
+        while (System.nanoTime() < deadline && worker.isAlive()) {
+            if (Files.exists(log) && Files.readString(log, StandardCharsets.UTF_8).contains(WORKER_READY)) {
                 return;
             }
             Thread.sleep(POLL.toMillis());
