@@ -740,7 +740,7 @@ public final class VmmArena implements AutoCloseable {
             boolean chunked = chunked(lease, aligned);
             long offset = freeRanges.take(aligned, chunked ? regionBytes : aligned); // FreeRanges: ReuseGrant, ExhaustReuse // Trace: ReuseTake va=offset
             if (offset != FreeRanges.NONE) {
-                if (!chunked) {
+                if (!chunked && keepsChunk(lease)) {
                     lease.largeGrant(offset, false);
                 }
                 if (chunked) {
@@ -806,7 +806,7 @@ public final class VmmArena implements AutoCloseable {
             long witness = next.compareAndExchange(seen, end); // CasBump: CasSucceed, CasFail // ChunkBump: CasSucceed, CasFail // FreeRanges: Bump // InFlightLeases: MallocEnter // InFlightDrain: MallocEnter // Trace: witness == seen ? CasSucceed next=end va=seen : CasFail seen=witness&OFFSETS ; witness != seen && stateOf(witness) != OPEN ? BumpRefused ; witness != seen && stateOf(witness) == OPEN && aligned <= totalBytes - witness ? CheckFits ; witness != seen && stateOf(witness) == OPEN && aligned > totalBytes - witness ? Exhausted
             if (witness == seen) {
                 long start = contiguous ? lease.roomStart() : seen;
-                if (!chunked) {
+                if (keeps && !chunked) { // only a keeper has a room; other leases are never written here
                     lease.largeGrant(start, contiguous && room > 0); // FreeRanges: Bump (from = "bumproom": what GiveBack's FromRoom reads)
                 }
                 if (!keeps) {
