@@ -216,19 +216,29 @@ class ArenaModel implements ArenaSystem {
     }
 
     long freeBytes() {
+        return bytes(free);
+    }
+
+    long largestFree() {
+        return longest(free);
+    }
+
+    /** The bytes of ranges kept as start to end (the models' free and leaked ranges). */
+    static long bytes(Map<Long, Long> ranges) {
         long bytes = 0;
-        for (Map.Entry<Long, Long> range : free.entrySet()) {
+        for (Map.Entry<Long, Long> range : ranges.entrySet()) {
             bytes += range.getValue() - range.getKey();
         }
         return bytes;
     }
 
-    long largestFree() {
-        long largest = 0;
-        for (Map.Entry<Long, Long> range : free.entrySet()) {
-            largest = Math.max(largest, range.getValue() - range.getKey());
+    /** The longest of ranges kept as start to end; 0 if there is none. */
+    static long longest(Map<Long, Long> ranges) {
+        long longest = 0;
+        for (Map.Entry<Long, Long> range : ranges.entrySet()) {
+            longest = Math.max(longest, range.getValue() - range.getKey());
         }
-        return largest;
+        return longest;
     }
 
     /** ActiveArena: refuses an arena based at 0; malloc returns 0 and reports any error to the handler. */

@@ -290,19 +290,11 @@ class ChunkedReuseModel {
     }
 
     long freeBytes() {
-        long bytes = 0;
-        for (Map.Entry<Long, Long> r : free.entrySet()) {
-            bytes += r.getValue() - r.getKey();
-        }
-        return bytes;
+        return ArenaModel.bytes(free);
     }
 
     long largestFree() {
-        long largest = 0;
-        for (Map.Entry<Long, Long> r : free.entrySet()) {
-            largest = Math.max(largest, r.getValue() - r.getKey());
-        }
-        return largest;
+        return ArenaModel.longest(free);
     }
 
     /** Thread k's room with the free ranges that touch it: what releasing the room would make. */
@@ -325,11 +317,7 @@ class ChunkedReuseModel {
     }
 
     long leakedBytes() {
-        long bytes = 0;
-        for (Map.Entry<Long, Long> r : leaked.entrySet()) {
-            bytes += r.getValue() - r.getKey();
-        }
-        return bytes;
+        return ArenaModel.bytes(leaked);
     }
 
     /** The pieces of the range: live, free, rooms (non-empty) and leaked ranges, as [start, end, kind]. */
