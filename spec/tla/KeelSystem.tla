@@ -55,10 +55,11 @@
 (* (MallocEnter).  A unit is then allocated (dev), cached (cache) or       *)
 (* claimed by a release (releasing) until its unmap, or free.  Under       *)
 (* pressure each thread releases the caches of every arena of the device   *)
-(* before it joins a collection (ReleaseClaim, Unmap, ReleaseEnd); while a *)
-(* thread wants a unit, no free keeps a mapping and no malloc takes one,   *)
-(* so what a waiter was owed goes to the device, and to the waiters in     *)
-(* order.  A release claims a range out of the cache before it unmaps it,  *)
+(* before it joins a collection (ReleaseClaim, Unmap, ReleaseEnd), and     *)
+(* joins none if the release handed it a unit.  While a thread wants a     *)
+(* unit, no free keeps a mapping and no malloc takes one, so what a        *)
+(* waiter was owed goes to the device, and to the waiters in order.  A     *)
+(* release claims a range out of the cache before it unmaps it,            *)
 (* so no malloc can take a range being unmapped.  A close claims its       *)
 (* arena's cache as it begins and unmaps it before it waits for the calls  *)
 (* (CloseBegin, Unmap, CloseUncached); trim() (TrimStart) and the release  *)
@@ -745,14 +746,15 @@ ReleaseClaim(t) ==
                    stranded, queue, resv, robbed>>
     /\ UNCHANGED <<owedCache, fromCache, mappedN, cachedN, trimPc>>
 
-\* ReleaseEnd: t has been handed a unit, or nothing is mapped idle any more
-\* (it waits for the unmaps of other releases, which wait only for the
-\* mutex): on to the collection.  No free puts and no malloc takes while t
-\* wants a unit, so nothing is cached again until it has one.
+\* ReleaseEnd: t has been handed a unit, and goes back to the mutex to take
+\* it with no collection (the cache served it); or nothing is mapped idle
+\* any more (it waits for the unmaps of other releases, which wait only for
+\* the mutex), and it goes on to the collection.  No free puts and no malloc
+\* takes while t wants a unit, so nothing is cached again until it has one.
 ReleaseEnd(t) ==
     /\ pc[t] = "release" /\ releasing[t] = {}
     /\ resv[t] # {} \/ MappedIdle = {}
-    /\ Goto(t, "join")
+    /\ Goto(t, IF resv[t] # {} THEN "relock" ELSE "join")
     /\ UNCHANGED <<state, inFlight, table, dev, unitOf, arenaOf, releases, buf, mutex,
                    host, collector, collected, waiters, late, opsLeft, at, grant,
                    attempts, hadHost, drained, cleanerPc, cleanerGrant, owed,
