@@ -38,13 +38,15 @@ public final class AllocatorLock {
     private final String allocatorName;
     private final ReclaimTracker reclaimTracker;
     private final BooleanSupplier handedAll;
+    private final Runnable shrinkCaches;
     private long pauseNanos; // only the owner reads and writes the fields below
     private boolean active = true;
     private @Nullable String note;
 
     AllocatorLock(ReentrantLock mutex, String allocatorName, long pauseNanos, ReclaimTracker reclaimTracker,
-                  BooleanSupplier handedAll) {
+                  BooleanSupplier handedAll, Runnable shrinkCaches) {
         this.mutex = mutex;
+        this.shrinkCaches = shrinkCaches;
         this.owner = Thread.currentThread();
         this.allocatorName = allocatorName;
         this.pauseNanos = pauseNanos;
@@ -101,6 +103,15 @@ public final class AllocatorLock {
     /** The callback's note, or null. */
     @Nullable String note() {
         return note;
+    }
+
+    /**
+     * Applies the release threshold of the device's arenas' caches: called by a reclaimer that ran
+     * a collection, once it has ended and before the lock is re-taken (what the collection's
+     * cleanings cached after every waiter had its memory goes back down to each threshold).
+     */
+    void shrinkCaches() {
+        shrinkCaches.run();
     }
 
     /** The cleanings of the allocator's device, which a reclaiming callback waits for. */

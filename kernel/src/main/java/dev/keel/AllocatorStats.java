@@ -13,8 +13,21 @@ package dev.keel;
  * @param failedAllocations allocations that threw after taking the lock (out of memory, or a
  *                          pressure callback that failed)
  * @param pressureRounds    calls of the pressure callback
- * @param reclaimedBytes    bytes freed while pressure callbacks ran, summed over all rounds
+ * @param reclaimedBytes    bytes freed while pressure rounds ran (cached mappings released and
+ *                          garbage collected), summed over all rounds
+ * @param cachedBytes       bytes of {@code usedBytes} that the arenas on this device keep mapped in
+ *                          their caches with no buffer on them: {@code usedBytes - cachedBytes} is
+ *                          what buffers hold
+ * @param cacheReleasedBytes bytes of cached mappings that pressure rounds gave back, summed
  */
 public record AllocatorStats(long capacity, long usedBytes, int liveCount, long peakUsedBytes, long allocations,
-                             long failedAllocations, long pressureRounds, long reclaimedBytes) {
+                             long failedAllocations, long pressureRounds, long reclaimedBytes, long cachedBytes,
+                             long cacheReleasedBytes) {
+
+    /** The stats of a device whose arenas cache nothing: the record's constructor before caches. */
+    public AllocatorStats(long capacity, long usedBytes, int liveCount, long peakUsedBytes, long allocations,
+                          long failedAllocations, long pressureRounds, long reclaimedBytes) {
+        this(capacity, usedBytes, liveCount, peakUsedBytes, allocations, failedAllocations, pressureRounds,
+                reclaimedBytes, 0, 0);
+    }
 }

@@ -25,11 +25,32 @@ package dev.keel;
  * @param freeBytes     bytes of freed ranges waiting to be handed out again (0 in an arena that
  *                      does not reuse them)
  * @param largestFreeBytes the longest of those ranges: the largest request they can serve
+ * @param cachedBytes   bytes of mappings the arena's cache keeps with no buffer on them (being
+ *                      released included): {@code mappedBytes + cachedBytes} is what the arena has
+ *                      mapped, PyTorch's "reserved" to {@code mappedBytes}' "allocated"
+ * @param peakCachedBytes the most bytes the cache ever kept at once
+ * @param cacheHits     mallocs the cache served, with no backend call
+ * @param cacheReleasedBytes bytes the cache gave back to the device: under memory pressure, by
+ *                      {@link VmmArena#trim(long)}, by the release threshold and by the close
  */
 public record ArenaStats(ArenaState state, long totalBytes, long usedBytes, long mappedBytes, int liveCount,
                          long leakedBytes, long failedMallocs, long failedReleases, long peakUsedBytes,
                          long mallocs, long freedByCleaner, long leaksReported, long lastDrainNanos,
-                         long freeBytes, long largestFreeBytes) {
+                         long freeBytes, long largestFreeBytes, long cachedBytes, long peakCachedBytes,
+                         long cacheHits, long cacheReleasedBytes) {
+
+    /**
+     * The stats of an arena without a cache: the constructor of the record before it counted
+     * cached mappings, kept for callers that build one (test doubles).
+     */
+    public ArenaStats(ArenaState state, long totalBytes, long usedBytes, long mappedBytes, int liveCount,
+                      long leakedBytes, long failedMallocs, long failedReleases, long peakUsedBytes,
+                      long mallocs, long freedByCleaner, long leaksReported, long lastDrainNanos,
+                      long freeBytes, long largestFreeBytes) {
+        this(state, totalBytes, usedBytes, mappedBytes, liveCount, leakedBytes, failedMallocs, failedReleases,
+                peakUsedBytes, mallocs, freedByCleaner, leaksReported, lastDrainNanos, freeBytes, largestFreeBytes,
+                0, 0, 0, 0);
+    }
 
     /**
      * The stats of an arena with nothing free: the constructor of the record before it counted
@@ -39,7 +60,7 @@ public record ArenaStats(ArenaState state, long totalBytes, long usedBytes, long
                       long leakedBytes, long failedMallocs, long failedReleases, long peakUsedBytes,
                       long mallocs, long freedByCleaner, long leaksReported, long lastDrainNanos) {
         this(state, totalBytes, usedBytes, mappedBytes, liveCount, leakedBytes, failedMallocs, failedReleases,
-                peakUsedBytes, mallocs, freedByCleaner, leaksReported, lastDrainNanos, 0, 0);
+                peakUsedBytes, mallocs, freedByCleaner, leaksReported, lastDrainNanos, 0, 0, 0, 0, 0, 0);
     }
 
     /**

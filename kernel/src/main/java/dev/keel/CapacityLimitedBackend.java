@@ -92,6 +92,17 @@ public final class CapacityLimitedBackend implements VmmBackend, AutoCloseable {
         }
     }
 
+    /** As the wrapped backend: a retired mapping keeps its block of the allocator (it is still mapped). */
+    @Override
+    public boolean retire(long va, long size, long handle) {
+        return device.retire(va, size, handle);
+    }
+
+    @Override
+    public void revive(long va, long size, long handle) {
+        device.revive(va, size, handle);
+    }
+
     @Override
     public void releaseReserve(long base, long bytes) {
         device.releaseReserve(base, bytes);

@@ -1,5 +1,6 @@
 package dev.keel;
 
+import dev.keel.internal.DeviceCaches;
 import dev.keel.internal.Jfr;
 import dev.keel.internal.PressureEvent;
 import dev.keel.internal.ReclaimTracker;
@@ -132,6 +133,7 @@ public final class DeviceAllocator {
     private final @Nullable MemoryPressureCallback callback; // null: no pressure handling
     private final RetryPolicy retryPolicy;
     private final ReclaimTracker reclaimTracker; // this device's cleanings
+    private final DeviceCaches caches = new DeviceCaches(); // its arenas' mapping caches
 
     // Guarded by mutex.
     private final Regions regions;
@@ -147,6 +149,8 @@ public final class DeviceAllocator {
     private volatile long allocations;
     private volatile long pressureRounds;
     private volatile long reclaimedBytesTotal;
+    private volatile long cacheReleasedTotal; // bytes of cached mappings that pressure rounds released
+    private volatile boolean wanting; // the hand-off queue's firstWanting != null ({@link #wantsMemory()})
     // Counted on the failure path, where the lock may not be held (a callback that did not re-take it).
     private final AtomicLong failedAllocations = new AtomicLong();
 
@@ -229,6 +233,7 @@ public final class DeviceAllocator {
         int attempts = 0;
         String outcome = null;
         String lastNote = null; // what the last callback said about its round
+        long cacheReleased = 0L; // what this allocation's rounds released of the arenas' caches
         Try attempt = new Try();
         Waiter waiter = null; // this allocation's place in the hand-off queue, from its first round
         mutex.lock(); // LockOrdering: AllocLock // Trace after: AllocLock size=size
@@ -252,8 +257,8 @@ public final class DeviceAllocator {
                 if (stop != null) {
                     outcome = "out of memory";
                     String why = stop.isEmpty() && lastNote != null ? "last pressure round: " + lastNote : stop;
-                    DeviceOutOfMemoryException oom = outOfMemory(size, reclaimed, attempts, why, attempt.refusal,
-                            waiter);
+                    DeviceOutOfMemoryException oom = outOfMemory(size, reclaimed, attempts,
+                            withCache(why, cacheReleased), attempt.refusal, waiter);
                     if (waiter == null) {
                         throw oom; // LockOrdering: OutOfMemory // Trace before: OutOfMemory
                     }
@@ -267,7 +272,17 @@ public final class DeviceAllocator {
                 }
                 long freedBefore = bytesFreedTotal;
                 countPressureRound();
-                lastNote = runCallback(size, retryPolicy.delayNanosBefore(attempts), waiter);
+                boolean refused = attempt.refusal != null;
+                long releasedNow = caches.anyMappedIdle() ? releaseCaches(waiter, refused) : 0L;
+                cacheReleased += releasedNow;
+                // Handed all it asked for by a release: no collection. A device that refused the
+                // mapping is short of memory whatever this allocator hands out: a release of
+                // anything is worth a try before a collection.
+                if (releasedNow > 0 && (refused || waiter.handedAll)) {      // KeelSystem: ReleaseEnd
+                    lastNote = "the arenas' caches gave back " + releasedNow + " bytes";
+                } else if (callback != null) {
+                    lastNote = runCallback(size, retryPolicy.delayNanosBefore(attempts), waiter);
+                }
                 countReclaimed(bytesFreedTotal - freedBefore);
                 reclaimed += bytesFreedTotal - freedBefore;
             }
@@ -343,7 +358,7 @@ public final class DeviceAllocator {
     /** The counters now, read without the allocator lock (see {@link AllocatorStats}). */
     public AllocatorStats stats() {
         return new AllocatorStats(capacity, usedBytes, liveCount, peakUsedBytes, allocations, failedAllocations.get(),
-                pressureRounds, reclaimedBytesTotal);
+                pressureRounds, reclaimedBytesTotal, caches.cachedBytes(), cacheReleasedTotal);
     }
 
     /** The allocator's name, as used in messages and JFR events. */
@@ -421,7 +436,7 @@ public final class DeviceAllocator {
 
     /** Why the allocation must fail now, after {@code attempts} failed tries; null if a pressure round may run. */
     private @Nullable String reasonToStop(long size, int attempts, @Nullable BackendOutOfMemoryException refusal) {
-        if (callback == null) {
+        if (callback == null && (attempts > 1 || !caches.anyMappedIdle())) {
             return refusal != null ? "the device refused the mapping; no pressure callback" : "no pressure callback";
         }
         if (size > capacity) {
@@ -437,6 +452,66 @@ public final class DeviceAllocator {
             return "interrupted";
         }
         return null;
+    }
+
+    /**
+     * Releases the arenas' caches for {@code waiter} (all of them if the device {@code refused}
+     * the mapping), with the lock let go of: each unmap is a
+     * {@link #free} that hands its bytes to the first waiters, this one among them. Returns with the
+     * lock held again, and the bytes released. An interrupt ends the wait for other releases and
+     * stays set.
+     */
+    private long releaseCaches(Waiter waiter, boolean refused) {
+        mutex.unlock();                                        // KeelSystem: PressureEnter (the mutex let go of)
+        long released = 0L;
+        try {
+            // After the device's own refusal, what this allocator handed is no help: release all.
+            released = caches.release(refused ? () -> false : () -> waiter.handedAll); // KeelSystem: ReleaseClaim, Unmap, ReleaseEnd
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            mutex.lock();                                      // KeelSystem: CallbackRelock
+        }
+        countCacheReleased(released);
+        return released;
+    }
+
+    /** The out-of-memory reason, with what the arenas' caches gave back and what they still keep. */
+    private String withCache(String why, long released) {
+        long cached = caches.cachedBytes();
+        if (released == 0 && cached == 0) {
+            return why;
+        }
+        String cache = "the arenas' caches gave back " + released + " bytes"
+                + (cached == 0 ? "" : " and keep " + cached + " (taken since, or being unmapped)");
+        return why.isEmpty() ? cache : why + "; " + cache;
+    }
+
+    @SuppressWarnings("NonAtomicVolatileUpdate") // under the lock
+    private void countCacheReleased(long bytes) {
+        cacheReleasedTotal += bytes;
+    }
+
+    /**
+     * Whether a thread of this device waits for memory that it has not been handed yet: an arena
+     * then neither caches a freed mapping nor serves a malloc from its cache (what is mapped and
+     * idle is owed to the waiters, in order). Read without the lock.
+     */
+    boolean wantsMemory() {
+        return wanting;
+    }
+
+    /** The mapping caches of this device's arenas. */
+    DeviceCaches caches() {
+        return caches;
+    }
+
+    /**
+     * The release threshold, after a pressure round whose collection this thread ran: each arena's
+     * cache down to its threshold. Called by a {@link GcReclaimer} without the lock.
+     */
+    void shrinkCaches() {
+        caches.shrink();                                       // KeelSystem: ShrinkClaim, Unmap, ShrinkEnd
     }
 
     // Called with the lock held: the read-modify-write cannot race; volatile only lets stats() read it.
@@ -470,7 +545,8 @@ public final class DeviceAllocator {
     // reasonToStop returned null, which it never does without a callback.
     @SuppressWarnings("NullAway")
     private @Nullable String runCallback(long size, long pauseNanos, Waiter waiter) {
-        AllocatorLock lent = new AllocatorLock(mutex, name, pauseNanos, reclaimTracker, () -> waiter.handedAll); // Trace alias: lent
+        Runnable shrink = this::shrinkCaches;
+        AllocatorLock lent = new AllocatorLock(mutex, name, pauseNanos, reclaimTracker, () -> waiter.handedAll, shrink); // Trace alias: lent
         try {
             callback.onPressure(lent, size); // LockOrdering: PressureEnter // Trace before: PressureEnter
         } finally {
@@ -703,6 +779,7 @@ public final class DeviceAllocator {
             last = w;
             if (firstWanting == null) {
                 firstWanting = w;
+                wanting = true; // DeviceAllocator's
                 handOff(capacity - usedBytes - reserved);
             }
             return w;
@@ -721,6 +798,7 @@ public final class DeviceAllocator {
                     firstWanting = w.next;
                 }
             }
+            wanting = firstWanting != null;
         }
 
         /**
@@ -730,6 +808,7 @@ public final class DeviceAllocator {
         void leave(Waiter w, boolean allocated) {
             if (firstWanting == w) {
                 firstWanting = w.next;
+                wanting = firstWanting != null;
             }
             if (w.prev != null) {
                 w.prev.next = w.next;

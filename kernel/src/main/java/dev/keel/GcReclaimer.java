@@ -222,6 +222,9 @@ public final class GcReclaimer implements MemoryPressureCallback {
             long awaited = joinOrBecomeCollector(hadHost);
             outcome = awaited < 0L ? collect(requestedBytes, tracker, hadHost, hadHost)
                     : awaitCollection(awaited, requestedBytes, tracker, hadHost, lock);
+            if (awaited < 0L) {
+                lock.shrinkCaches();                           // KeelSystem: ShrinkClaim (once the collector's round is over)
+            }
         } finally {
             lock.lock(); // performs CallbackRelock (in AllocatorLock.lock)
         }

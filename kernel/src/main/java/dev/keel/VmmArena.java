@@ -3,9 +3,11 @@ package dev.keel;
 import dev.keel.internal.ArenaDrainEvent;
 import dev.keel.internal.AllocationTable;
 import dev.keel.internal.ArenaMallocFailedEvent;
+import dev.keel.internal.DeviceCaches;
 import dev.keel.internal.FreeRanges;
 import dev.keel.internal.InFlightLeases;
 import dev.keel.internal.Jfr;
+import dev.keel.internal.MappingCache;
 import dev.keel.internal.ReclaimTracker;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -89,6 +91,28 @@ import org.jspecify.annotations.Nullable;
  * the pointer absorbs, and by a malloc that a free range may serve. With {@link
  * Builder#reuseFreedRanges(boolean) reuseFreedRanges(false)} none of this happens: the arena is the
  * one-shot bump of the paragraphs above.
+ *
+ * <p><b>Cache.</b> With {@link Builder#cacheLimit(long)} above 0 (off by default), a free may keep
+ * its range mapped in the arena's {@link MappingCache} instead of unmapping it, and a malloc of the
+ * same rounded size takes it back with no backend call (spec {@code KeelSystem}: {@code
+ * CleanerPut}, {@code UserPut}, the cache hit of {@code MallocEnter}). The free first asks the
+ * backend to end its owner's views of the range ({@link VmmBackend#retire}); a backend that cannot
+ * is never cached. A put needs the arena open, room under the limit, and no thread of the device
+ * waiting for memory; a take needs the same but the room: memory a waiter is owed goes to the
+ * device, and to the waiters in order. Both run under the cache's lock, and the close changes the
+ * state to {@code CLOSING} and takes the whole cache in one critical section of that lock ({@code
+ * CloseBegin}), then unmaps what it took before it waits for any call, so a pressure round that
+ * waits for those ranges never waits for a close that waits for it. A cached range stays out of
+ * the free ranges and the bump: it is given back to them only by its unmap. Releases claim ranges
+ * out of the cache under its lock before they unmap them, inside the arena's guard as a free
+ * ({@code ReleaseClaim}, {@code Unmap}), so no malloc can take a range being unmapped and a close
+ * waits for the unmaps: a thread under memory pressure on the arena's {@link DeviceAllocator}
+ * releases every arena's cache on the device before it collects garbage, and collects none if the
+ * release handed it what it asked for; the collector of a round releases down to the {@linkplain
+ * Builder#cacheReleaseThreshold release threshold}; {@link #trim(long)} down to a size. An arena
+ * without a device releases its own cache when its backend refuses a mapping for lack of memory,
+ * and tries once more. What a cached range costs: its memory stays mapped until one of those, and
+ * a malloc of another size cannot use it.
  *
  * <p><b>Table and counters.</b> A successful malloc puts {@code va -> (size, handle)} in the
  * table; a free removes the record and unmaps it. The table counts the mapped bytes itself, in
@@ -278,6 +302,9 @@ public final class VmmArena implements AutoCloseable {
     /** The range {@link #open(VmmBackend)} reserves: 16 TiB. */
     public static final long DEFAULT_TOTAL_BYTES = 1L << 44;
 
+    /** The mapping cache's limit that {@link Builder#cache()} sets: 256 MiB. */
+    public static final long DEFAULT_CACHE_LIMIT = 256L << 20;
+
     /** Numbers the cleaner threads of arenas without a device allocator. */
     private static final AtomicLong ARENAS_OPENED = new AtomicLong();
 
@@ -344,6 +371,12 @@ public final class VmmArena implements AutoCloseable {
     private final boolean reuse;
     /** The freed ranges waiting to be handed out again (spec {@code FreeRanges}); empty without reuse. */
     private final FreeRanges freeRanges = new FreeRanges();
+    /** The mappings kept after frees for later mallocs (spec {@code KeelSystem}'s cache); null without one. */
+    private final @Nullable MappingCache cache;
+    /** What a pressure round leaves in {@link #cache} when it ends. */
+    private final long cacheThreshold;
+    /** This arena as its device's {@link DeviceCaches} sees it. */
+    private final DeviceCaches.Owner cacheOwner = new CacheOwner();
     private final AtomicLong failedMallocs = new AtomicLong();
     private final AtomicLong failedReleases = new AtomicLong();
     private final ArenaCounters counters = new ArenaCounters();
@@ -378,9 +411,11 @@ public final class VmmArena implements AutoCloseable {
 
     private VmmArena(VmmBackend backend, long base, long totalBytes, long granularity,
                      ArenaErrorHandler errorHandler, @Nullable HostLock namedHostLock,
-                     @Nullable DeviceAllocator device, boolean reuse) {
+                     @Nullable DeviceAllocator device, boolean reuse, long cacheLimit, long cacheThreshold) {
         this.backend = backend;
         this.reuse = reuse;
+        this.cache = cacheLimit > 0 ? new MappingCache(cacheLimit) : null;
+        this.cacheThreshold = cacheThreshold;
         this.base = base;
         this.totalBytes = totalBytes;
         this.granularity = granularity;
@@ -395,6 +430,9 @@ public final class VmmArena implements AutoCloseable {
         this.ownTracker = device != null ? null
                 : new ReclaimTracker("arena-" + ARENAS_OPENED.incrementAndGet(), DeviceBuffer::cleaningOf);
         this.leases = new InFlightLeases(); // Trace open: ArenaOpen total=totalBytes granularity=granularity slots=InFlightLeases.firstChunkSlots() reuse=reuse // Trace alias: leases
+        if (device != null) {
+            joinDevice(device);
+        }
     }
 
     /** Opens an arena over a {@linkplain #DEFAULT_TOTAL_BYTES 16 TiB} range of {@code backend}. */
@@ -420,6 +458,8 @@ public final class VmmArena implements AutoCloseable {
         private ArenaErrorHandler errorHandler = ArenaErrorHandler.logging();
         private @Nullable HostLock hostLock;
         private boolean reuse = true;
+        private long cacheLimit;
+        private long cacheThreshold = -1; // the limit
 
         private Builder(VmmBackend backend) {
             this.backend = Objects.requireNonNull(backend, "backend");
@@ -450,6 +490,51 @@ public final class VmmArena implements AutoCloseable {
          */
         public Builder reuseFreedRanges(boolean reuse) {
             this.reuse = reuse;
+            return this;
+        }
+
+        /**
+         * Keeps freed mappings for later mallocs, up to {@link VmmArena#DEFAULT_CACHE_LIMIT}: the
+         * same as {@link #cacheLimit(long) cacheLimit(DEFAULT_CACHE_LIMIT)}.
+         */
+        public Builder cache() {
+            return cacheLimit(DEFAULT_CACHE_LIMIT);
+        }
+
+        /**
+         * The most bytes of mappings the arena keeps after their frees, for later mallocs of the
+         * same size. The default, 0, keeps none: every free unmaps, as before arenas cached, so
+         * an arena opened as before behaves as before. With a cache, a malloc of a size that a
+         * free left mapped makes no backend call, and a free that the cache takes makes none
+         * either; the memory stays the arena's until a pressure round on its device, {@link
+         * VmmArena#trim(long)}, the release threshold or the close gives it back (see the class
+         * comment, "Cache"). Only a backend that can end a freed buffer's views while its memory
+         * stays mapped ({@link VmmBackend#retire}) has its mappings cached; for any other, this
+         * setting changes nothing.
+         *
+         * @throws IllegalArgumentException if {@code bytes} is negative
+         */
+        public Builder cacheLimit(long bytes) {
+            if (bytes < 0) {
+                throw new IllegalArgumentException("cacheLimit must not be negative: " + bytes);
+            }
+            this.cacheLimit = bytes;
+            return this;
+        }
+
+        /**
+         * What the cache keeps when a pressure round on the arena's device ends (default: the
+         * limit, so a round takes only what it needs): the round's collector releases every
+         * arena's cache down to its threshold, as a {@code cudaMemPool}'s release threshold
+         * decides what stays reserved between synchronizations.
+         *
+         * @throws IllegalArgumentException if {@code bytes} is negative
+         */
+        public Builder cacheReleaseThreshold(long bytes) {
+            if (bytes < 0) {
+                throw new IllegalArgumentException("cacheReleaseThreshold must not be negative: " + bytes);
+            }
+            this.cacheThreshold = bytes;
             return this;
         }
 
@@ -496,7 +581,8 @@ public final class VmmArena implements AutoCloseable {
             long base = backend.reserve(total);
             try {
                 checkReservedRange(base, total, granularity);
-                return new VmmArena(backend, base, total, granularity, errorHandler, hostLock, device, reuse);
+                return new VmmArena(backend, base, total, granularity, errorHandler, hostLock, device, reuse,
+                        cacheLimit, cacheThreshold < 0 ? cacheLimit : Math.min(cacheThreshold, cacheLimit));
             } catch (RuntimeException | Error failure) {
                 try {
                     backend.releaseReserve(base, total);
@@ -629,14 +715,66 @@ public final class VmmArena implements AutoCloseable {
         }
         InFlightLeases.Lease lease = leases.enter();
         try {
-            long offset = fitsRoom(lease, aligned) ? roomGrant(lease, aligned) : claim(lease, size, aligned); // ChunkBump: Request // Trace before: Request size=size
-            long va = base + offset;
-            long handle = allocateBacking(lease, va, offset, aligned); // ArenaOps: MallocBackendAlloc
-            insert(lease, va, offset, aligned, handle, owner); // ArenaOps: MallocInsert
-            return va;
+            if (cache != null && cache.mayHold()) {
+                MappingCache.Entry hit = cache.take(aligned);  // KeelSystem: MallocEnter (a cache hit: no backend call)
+                if (hit != null) {
+                    return insertHit(lease, hit, owner);
+                }
+            }
+            for (boolean released = false; ; released = true) {
+                long offset = fitsRoom(lease, aligned) ? roomGrant(lease, aligned) : claim(lease, size, aligned); // ChunkBump: Request // Trace before: Request size=size
+                long va = base + offset;
+                long handle;
+                try {
+                    handle = allocateBacking(lease, va, offset, aligned); // ArenaOps: MallocBackendAlloc
+                } catch (BackendOutOfMemoryException refused) {
+                    if (released || !releaseCacheWithoutDevice()) {
+                        throw refused;
+                    }
+                    continue; // the grant went back: claim again, now that the cache's memory is the device's
+                }
+                insert(lease, va, offset, aligned, handle, owner); // ArenaOps: MallocInsert
+                return va;
+            }
         } finally {
             exit(lease);                                       // InFlightLeases: MallocExit // InFlightDrain: MallocExit
         }
+    }
+
+    /**
+     * Puts the record of a mapping taken from the cache in the table: the backend learns that it
+     * has a new owner, and no map is made. If that fails, the mapping is unmapped and its range
+     * put back, as a free would.
+     */
+    private long insertHit(InFlightLeases.Lease lease, MappingCache.Entry hit, @Nullable Object owner) {
+        try {
+            backend.revive(hit.va, hit.size, hit.handle);
+            if (owner != null && !tableAttached) {
+                attachTable();
+            }
+            table.put(hit.va, hit.size, hit.handle, owner);   // KeelSystem: MallocInsert
+            return hit.va;
+        } catch (Throwable failure) {
+            RuntimeException releaseFailure = release(hit.va, hit.size, hit.handle);
+            if (releaseFailure != null) {
+                failure.addSuppressed(releaseFailure);
+            }
+            if (reuse) {
+                putBack(lease, hit.va - base, hit.size, releaseFailure == null);
+            }
+            throw failure;
+        }
+    }
+
+    /**
+     * An arena without a device has no pressure round that releases its cache: when its backend
+     * refuses a mapping for lack of memory, it releases its own cache and the malloc tries once
+     * more. Returns whether anything was released. (An arena on a device never gets here with a
+     * refusal: its device's pressure round released every arena's cache before it failed.)
+     */
+    private boolean releaseCacheWithoutDevice() {
+        return cache != null && cache.mayHold() && !(wiring.get() instanceof DeviceAllocator)
+                && cacheOwner.releaseCache(0) > 0;
     }
 
     private ArenaClosedException closedException() {
@@ -900,6 +1038,7 @@ public final class VmmArena implements AutoCloseable {
         if (known == null) {
             checkHostLock(namedHostLock, device, toString());
             if (wiring.compareAndSet(null, device)) {
+                joinDevice(device);
                 refuseBindingDuringClose(device);
                 return;
             }
@@ -1123,6 +1262,9 @@ public final class VmmArena implements AutoCloseable {
             if (record == null) {
                 return ABSENT;
             }
+            if (cache != null && keepMapped(va, record)) {
+                return FREED;
+            }
             failure = release(va, record.size(), record.handle()); // ArenaOps: FreeRelease // FreeRanges: UnmapOk, UnmapFail // Trace after: FreeRelease
             if (reuse) {
                 putBack(lease, va - base, record.size(), failure == null);
@@ -1135,6 +1277,18 @@ public final class VmmArena implements AutoCloseable {
         }
         reportError("free", failure);
         return FAILED;
+    }
+
+    /**
+     * Keeps a freed record's mapping in the cache instead of unmapping it, if the cache has room
+     * and takes it and the backend can end the owner's views of it; returns whether it did. A
+     * retired mapping that the cache then refuses (it filled, a thread of the device came to wait
+     * for memory, the arena began to close) is unmapped by the caller.
+     */
+    private boolean keepMapped(long va, Allocation record) {
+        MappingCache c = cache;
+        return c != null && c.mayPut(record.size()) && backend.retire(va, record.size(), record.handle())
+                && c.put(va, record.size(), record.handle()); // KeelSystem: CleanerPut, UserPut
     }
 
     /**
@@ -1166,6 +1320,87 @@ public final class VmmArena implements AutoCloseable {
             return;
         }
         insertFree(offset, end);                               // FreeRanges: FreeInsert
+    }
+
+    /**
+     * Puts a range that a release of the cache unmapped back into service: back to the pointer
+     * if it is the top, else among the free ranges. Never into a room: the releasing thread may be
+     * inside a malloc of this arena that has a grant from its room in flight.
+     */
+    private void putBackReleased(long offset, long bytes) {
+        if (!reuse) {
+            return;
+        }
+        long end = offset + bytes;
+        if (!giveBack(end, bytes)) {
+            insertFree(offset, end);
+        }
+    }
+
+    /**
+     * Unmaps ranges claimed from the cache (by a pressure round, a trim, the release threshold or
+     * the close), each handed to the device, and puts them back into service; returns the bytes
+     * unmapped. A range whose unmap failed may still be mapped: it is never handed out again.
+     */
+    private long unmapReleased(List<MappingCache.Entry> claimed) {
+        MappingCache c = cache;
+        if (c == null || claimed.isEmpty()) {
+            return 0;
+        }
+        long bytes = 0;
+        for (MappingCache.Entry e : claimed) {
+            RuntimeException failure = release(e.va, e.size, e.handle); // KeelSystem: Unmap
+            c.unmapped(e, failure == null);
+            if (failure == null) {
+                putBackReleased(e.va - base, e.size);
+                bytes += e.size;
+            } else {
+                leaked.addAndGet(e.size);
+                reportError("cache release", failure);
+            }
+        }
+        return bytes;
+    }
+
+    /** This arena's cache as its device's pressure rounds release it. */
+    private final class CacheOwner implements DeviceCaches.Owner {
+        @Override
+        public MappingCache cache() {
+            return Objects.requireNonNull(cache);
+        }
+
+        /**
+         * Inside the guard, as a free: a close waits for the unmaps. A cache that a close has
+         * taken is empty, so a release that enters a closing or closed arena claims nothing.
+         */
+        @Override
+        public long releaseCache(long keepBytes) {
+            InFlightLeases.Lease lease = leases.enter();
+            try {
+                return unmapReleased(cache().claim(keepBytes)); // KeelSystem: ReleaseClaim, ShrinkClaim, TrimStart
+            } finally {
+                exit(lease);
+            }
+        }
+
+        @Override
+        public long cacheThreshold() {
+            return cacheThreshold;
+        }
+
+        @Override
+        public String toString() {
+            return VmmArena.this.toString();
+        }
+    }
+
+    /** With a cache: joins the device's caches, so that its pressure rounds release this one. */
+    private void joinDevice(DeviceAllocator device) {
+        MappingCache c = cache;
+        if (c != null) {
+            c.attach(device::wantsMemory, device.caches());
+            device.caches().join(cacheOwner);
+        }
     }
 
     /**
@@ -1483,7 +1718,13 @@ public final class VmmArena implements AutoCloseable {
             return List.of();
         }
         drainWaiter = Thread.currentThread();
+        MappingCache c = cache;
+        if (c != null) {
+            c.lockForClose(); // the state and the cache change together: a hit or put sees both or neither
+        }
         moveTo(CLOSING);                                       // ArenaOps: CloseBegin // FreeRanges: CloseBegin // Trace: CloseBegin
+        List<MappingCache.Entry> uncached = c != null ? c.closeLocked() : List.of(); // KeelSystem: CloseBegin (the close takes the cache)
+        unmapReleased(uncached);                               // KeelSystem: Unmap, CloseUncached (before any wait: a round may wait for these)
         long waitStart = System.nanoTime();
         try {
             awaitDrained(event, waitStart, timeout, deadline, "mallocs"); // InFlightDrain: CloseAwaitDrain
@@ -1524,6 +1765,9 @@ public final class VmmArena implements AutoCloseable {
         }
         table.clear();
         moveTo(CLOSED);
+        if (cache != null && wiring.get() instanceof DeviceAllocator device) {
+            device.caches().leave(cacheOwner); // closed and empty: no round need visit it
+        }
     }
 
     /**
@@ -1566,6 +1810,9 @@ public final class VmmArena implements AutoCloseable {
     /** Stores OPEN again: a close that gave up ({@code outcome} says why, for JFR and the trace). */
     private void abortClose(@Nullable ArenaDrainEvent event, long waitStart, String outcome) {
         moveTo(OPEN);                                          // ArenaOps: CloseAbort, CloseTimeout // FreeRanges: CloseAbort // Trace: outcome.startsWith("timed") ? CloseTimeout : CloseAbort
+        if (cache != null) {
+            cache.reopen();
+        }
         commit(event, 0, System.nanoTime() - waitStart, outcome);
     }
 
@@ -1679,6 +1926,46 @@ public final class VmmArena implements AutoCloseable {
         return freeRanges.largest();
     }
 
+    /**
+     * Bytes of mappings the cache keeps with no buffer on them, those a release is unmapping
+     * included (PyTorch's "reserved" minus "allocated"): {@link #mappedBytes()} plus this is what
+     * the arena has mapped on its device. 0 without a cache.
+     */
+    public long cachedBytes() {
+        MappingCache c = cache;
+        return c == null ? 0 : c.cachedBytes() + c.releasingBytes();
+    }
+
+    /** The cache's limit ({@link Builder#cacheLimit(long)}); 0 without a cache. */
+    public long cacheLimit() {
+        MappingCache c = cache;
+        return c == null ? 0 : c.limit();
+    }
+
+    /**
+     * Gives every cached mapping back to the device now; returns the bytes unmapped. The same as
+     * {@link #trim(long) trim(0)}.
+     */
+    public long trim() {
+        return trim(0);
+    }
+
+    /**
+     * Gives cached mappings back to the device, the oldest first, until at most {@code keepBytes}
+     * stay cached; returns the bytes unmapped. Runs inside the arena's guard as a free does, so a
+     * close waits for it; on an arena whose close has begun it does nothing (the close releases
+     * the cache itself). Mallocs and frees go on meanwhile: one that the cache serves takes a range
+     * the trim has not claimed, never one it is unmapping.
+     *
+     * @throws IllegalArgumentException if {@code keepBytes} is negative
+     */
+    public long trim(long keepBytes) {
+        if (keepBytes < 0) {
+            throw new IllegalArgumentException("keepBytes must not be negative: " + keepBytes);
+        }
+        return cache == null ? 0 : cacheOwner.releaseCache(keepBytes); // KeelSystem: TrimStart, Unmap, TrimEnd
+    }
+
     /** Lease slots of the in-flight guard (tests check that they stay bounded). */
     int inFlightSlots() {
         return leases.slotCount();
@@ -1714,7 +2001,8 @@ public final class VmmArena implements AutoCloseable {
         return new ArenaStats(state(), totalBytes, used, mappedBytes(), liveCount(), leakedBytes(),
                 failedMallocs.get(), failedReleases.get(), counters.peakUsed(used), table.puts(),
                 counters.freedByCleanerCount(), counters.leaksReportedCount(), counters.lastDrainNanos(),
-                freeBytes(), largestFreeBytes());
+                freeBytes(), largestFreeBytes(), cachedBytes(), cache == null ? 0 : cache.peakBytes(),
+                cache == null ? 0 : cache.hits(), cache == null ? 0 : cache.releasedBytes());
     }
 
     /**

@@ -63,4 +63,30 @@ public interface VmmBackend {
     default @Nullable DeviceAllocator deviceAllocator() {
         return null;
     }
+
+    /**
+     * Whether the mapping of {@code [va, va + size)} that {@link #allocate} returned as
+     * {@code handle} may stay mapped, with no owner, for a later malloc of the same arena (its
+     * mapping cache): the backend ends every access its owner had (views and segments of it then
+     * throw, and never read what a later owner writes) and keeps the memory mapped. It returns
+     * {@code false}, changing nothing, if it cannot end them (a view still open, say); the arena
+     * then deallocates the mapping. After {@code true} the arena either hands the mapping out again
+     * ({@link #revive}) or deallocates it.
+     *
+     * <p>The default, {@code false}, keeps a backend that does not implement this out of every
+     * cache: each free deallocates, as before arenas cached. A wrapper around another backend
+     * answers as the backend it wraps.
+     */
+    default boolean retire(long va, long size, long handle) {
+        return false;
+    }
+
+    /**
+     * A malloc took the mapping that {@link #retire} let stay mapped: from now on it is its new
+     * owner's, as if {@link #allocate} had just returned it. Its bytes are what the last owner
+     * left (memory from a cache is not cleared, as {@code malloc}'s is not). The default does
+     * nothing.
+     */
+    default void revive(long va, long size, long handle) {
+    }
 }

@@ -34,6 +34,13 @@ final class RecordingBackend implements VmmBackend {
     volatile Hook onAllocate = (va, size) -> { };
     volatile Hook onDeallocate = (va, size) -> { };
     volatile int releaseReserveFailuresLeft;
+    /** Whether {@link #retire} lets a mapping stay for an arena's cache (off: never cached, the default). */
+    volatile boolean retires;
+    final AtomicInteger allocateCalls = new AtomicInteger();
+    final AtomicInteger retireCalls = new AtomicInteger();
+    final AtomicInteger reviveCalls = new AtomicInteger();
+    /** The handles retired and not revived or deallocated since: an arena's cached mappings. */
+    final Map<Long, Boolean> retired = new ConcurrentHashMap<>();
 
     RecordingBackend(long granularity, long base) {
         this.granularity = granularity;
@@ -54,6 +61,7 @@ final class RecordingBackend implements VmmBackend {
 
     @Override
     public long allocate(long va, long size) {
+        allocateCalls.incrementAndGet();
         onAllocate.run(va, size);
         map(va, size);
         long handle = nextHandle.getAndIncrement();
@@ -107,7 +115,41 @@ final class RecordingBackend implements VmmBackend {
         }
         releases.computeIfAbsent(handle, h -> new AtomicInteger()).incrementAndGet();
         onDeallocate.run(va, size); // a failure leaves the range mapped
+        retired.remove(handle);
         unmap(va);
+    }
+
+    /** Checks that the mapping is live and not retired already; lets it stay if {@link #retires}. */
+    @Override
+    public boolean retire(long va, long size, long handle) {
+        requireLive(va, size, handle);
+        if (retired.containsKey(handle)) {
+            throw new AssertionError("retire of a mapping retired already: handle " + handle);
+        }
+        retireCalls.incrementAndGet();
+        if (!retires) {
+            return false;
+        }
+        retired.put(handle, Boolean.TRUE);
+        return true;
+    }
+
+    /** Checks that the mapping was retired: an arena hands out again only what its cache kept. */
+    @Override
+    public void revive(long va, long size, long handle) {
+        requireLive(va, size, handle);
+        if (retired.remove(handle) == null) {
+            throw new AssertionError("revive of a mapping that was not retired: handle " + handle);
+        }
+        reviveCalls.incrementAndGet();
+    }
+
+    private void requireLive(long va, long size, long handle) {
+        Allocation grant = granted.get(handle);
+        if (grant == null || grant.va() != va || grant.size() != size || releaseCount(handle) > 0) {
+            throw new AssertionError("no live mapping: va=0x" + Long.toHexString(va) + " size=" + size
+                    + " handle=" + handle);
+        }
     }
 
     @Override

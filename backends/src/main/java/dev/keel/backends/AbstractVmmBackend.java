@@ -145,6 +145,35 @@ abstract class AbstractVmmBackend implements VmmBackend, AutoCloseable {
         }
     }
 
+    /**
+     * Checks that {@code handle} names a live allocation exactly, then asks the device whether its
+     * owner's accesses can end while it stays mapped ({@link #retireMapping}); it stays live in the
+     * ledger either way (it is still mapped).
+     */
+    @Override
+    public final boolean retire(long va, long size, long handle) {
+        requireLive("retire", va, size, handle);
+        return retireMapping(va, size, handle);
+    }
+
+    @Override
+    public final void revive(long va, long size, long handle) {
+        requireLive("revive", va, size, handle);
+        reviveMapping(va, size, handle);
+    }
+
+    /**
+     * Ends every access the owner of a live mapping has, keeping it mapped, for an arena's cache;
+     * false if it cannot (then nothing changed). The default: false, never cached.
+     */
+    protected boolean retireMapping(long va, long size, long handle) {
+        return false;
+    }
+
+    /** A retired mapping has a new owner: accesses may start again. The default does nothing. */
+    protected void reviveMapping(long va, long size, long handle) {
+    }
+
     @Override
     public final void releaseReserve(long base, long bytes) {
         List<Allocation> leftovers = claimRelease(base, bytes);
@@ -271,6 +300,21 @@ abstract class AbstractVmmBackend implements VmmBackend, AutoCloseable {
                 allocations.put(va, new Allocation(va, size, handle, true));
             } else {
                 allocations.remove(va);
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void requireLive(String call, long va, long size, long handle) {
+        lock.lock();
+        try {
+            requireOpen();
+            Allocation allocation = allocations.get(va);
+            if (allocation == null || !allocation.live() || allocation.size() != size
+                    || allocation.handle() != handle) {
+                throw new IllegalArgumentException(call + "(va=0x" + Long.toHexString(va) + ", size=" + size
+                        + ", handle=" + handle + ") names no live allocation");
             }
         } finally {
             lock.unlock();

@@ -211,6 +211,15 @@ public final class CudaBackend extends AbstractVmmBackend {
         }
     }
 
+    /**
+     * True: device memory has no Java view to end, and a cached mapping keeps its {@code cuMemMap}
+     * and access rights, so a malloc the cache serves makes no driver call at all.
+     */
+    @Override
+    protected boolean retireMapping(long va, long size, long handle) {
+        return true;
+    }
+
     @Override
     protected void unmap(long va, long size, long handle) {
         RuntimeException unmapFailure = attempt(() -> driver.ctxSetCurrent(context));

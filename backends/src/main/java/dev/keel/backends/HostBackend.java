@@ -91,9 +91,26 @@ public final class HostBackend extends AbstractVmmBackend {
         // Guarded by the backend's pinned list.
         private boolean returnedByView;
 
+        /** Whether this record stands for a mapping kept in an arena's cache: ended, with no view. */
+        final boolean retired;
+
         Mapping(long va, long size) {
+            this(va, size, false);
+        }
+
+        private Mapping(long va, long size, boolean retired) {
             this.va = va;
             this.size = size;
+            this.retired = retired;
+            if (retired) {
+                pins.set(ENDED);
+                sharedClosed = true;
+            }
+        }
+
+        /** The record of a retired mapping: no view or shared segment opens on it. */
+        static Mapping retired(long va, long size) {
+            return new Mapping(va, size, true);
         }
 
         /** Opens a view's pin; false once the allocation has ended. */
@@ -112,6 +129,11 @@ public final class HostBackend extends AbstractVmmBackend {
         /** Closes a view's pin; true if it was the last one of an ended allocation. */
         boolean unpin() {
             return pins.decrementAndGet() == ENDED;
+        }
+
+        /** Ends the allocation if no view is open; true if it did (a retirement for a cache). */
+        boolean endIfNoView() {
+            return pins.compareAndSet(0, ENDED);
         }
 
         /** Ends the allocation; true if no view was open, so that the caller returns the pages. */
@@ -208,7 +230,7 @@ public final class HostBackend extends AbstractVmmBackend {
      */
     public MemorySegment segment(long va) {
         Mapping mapping = mappings.get(va);
-        if (mapping == null) {
+        if (mapping == null || mapping.retired) {
             throw noLiveAllocation(va);
         }
         return mapping.sharedSegment();
@@ -335,12 +357,45 @@ public final class HostBackend extends AbstractVmmBackend {
         }
     }
 
+    /**
+     * Ends the allocation's shared segment and, if no view is open, the allocation itself: its
+     * mapping record is replaced by an ended one, so {@link #open(long)} and {@link #segment(long)}
+     * refuse it as they refuse a freed one, while its pages stay mapped. With a view open it cannot
+     * end the view (it is confined to its thread), so the mapping is not cached.
+     */
+    @Override
+    protected boolean retireMapping(long va, long size, long handle) {
+        Mapping mapping = mappings.get(va);
+        if (mapping == null) {
+            return false;
+        }
+        mapping.closeShared(); // waits for any access to the shared segment in progress
+        if (!mapping.endIfNoView()) {
+            return false; // a view is open: the arena deallocates, and the last view returns the pages
+        }
+        mappings.put(va, Mapping.retired(va, size));
+        return true;
+    }
+
+    /** A fresh mapping record: views and a shared segment of the new owner may open. */
+    @Override
+    protected void reviveMapping(long va, long size, long handle) {
+        mappings.put(va, new Mapping(va, size));
+    }
+
     // NullAway cannot see that the mapping is there: AbstractVmmBackend's ledger calls unmap only
     // for an allocation that map returned, and map put its mapping last.
     @SuppressWarnings("NullAway")
     @Override
     protected void unmap(long va, long size, long handle) {
         Mapping mapping = mappings.remove(va);
+        if (mapping.retired) { // cached: no view, no shared segment
+            RuntimeException failure = returnPages(va, size);
+            if (failure != null) {
+                throw failure;
+            }
+            return;
+        }
         mapping.closeShared();
         if (mapping.end()) {
             RuntimeException failure = returnPages(va, size);

@@ -160,6 +160,12 @@ public final class SimulatedDevice extends AbstractVmmBackend {
         return handle;
     }
 
+    /** True: nothing of the simulated memory is visible to Java, so a mapping may stay for a cache. */
+    @Override
+    protected boolean retireMapping(long va, long size, long handle) {
+        return true;
+    }
+
     @Override
     protected void unmap(long va, long size, long handle) {
         RuntimeException failure = null;

@@ -276,6 +276,39 @@ abstract class VmmBackendContract {
         });
     }
 
+    /**
+     * An arena with a cache: a free keeps its mapping (the backend retires it), a malloc of the
+     * same size takes it back at the same address with no new mapping, and trim and close give
+     * every cached mapping back. Mutant (kernel test mutants): a free that caches without asking
+     * the backend to retire, or a hit that does not revive, breaks the backend's own checks here.
+     */
+    @Test
+    void aCachingArenaKeepsAFreedMappingAndServesTheNextMallocFromIt() {
+        withBackend(backend -> {
+            long g = backend.granularity();
+            long bytes = GRANULES * g;
+            VmmArena arena = VmmArena.builder(backend).totalBytes(bytes).cacheLimit(8 * g).open();
+            long base = arena.base();
+            long a = arena.malloc(2 * g);
+            arena.malloc(g);
+            arena.free(a);
+            assertEquals(3 * g, mappedBytes(backend, base, bytes), "a cached free keeps its mapping");
+            assertEquals(2 * g, arena.cachedBytes());
+            assertEquals(a, arena.malloc(2 * g), "the malloc of the cached size takes the cached range");
+            assertEquals(3 * g, mappedBytes(backend, base, bytes), "and maps nothing more");
+            assertEquals(0, arena.cachedBytes());
+            arena.free(a);
+            assertEquals(2 * g, arena.trim(), "trim unmaps what is cached");
+            assertEquals(g, mappedBytes(backend, base, bytes), "after the trim");
+            long c = arena.malloc(2 * g);
+            arena.free(c);
+            assertEquals(1, arena.stats().cacheHits());
+            arena.close(); // unmaps the cache and the live record, releases the range
+            assertEquals(0, mappedBytes(backend, base, bytes), "after close");
+            assertEquals(0, reservedBytes(backend, base, bytes), "after close");
+        });
+    }
+
     @Test
     void concurrentCallsKeepTheLedgerExact() throws Exception {
         VmmBackend backend = createBackend();
