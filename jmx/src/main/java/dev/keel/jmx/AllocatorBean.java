@@ -67,6 +67,16 @@ final class AllocatorBean implements DeviceAllocatorMXBean {
     }
 
     @Override
+    public long getCachedBytes() {
+        return stats().cachedBytes();
+    }
+
+    @Override
+    public long getCacheReleasedBytes() {
+        return stats().cacheReleasedBytes();
+    }
+
+    @Override
     public long getGcCollections() {
         return allocator.pressureCallback() instanceof GcReclaimer reclaimer ? reclaimer.collections() : -1L;
     }

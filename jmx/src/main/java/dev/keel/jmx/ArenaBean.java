@@ -68,6 +68,26 @@ final class ArenaBean implements VmmArenaMXBean {
     }
 
     @Override
+    public long getCachedBytes() {
+        return stats().cachedBytes();
+    }
+
+    @Override
+    public long getPeakCachedBytes() {
+        return stats().peakCachedBytes();
+    }
+
+    @Override
+    public long getCacheHits() {
+        return stats().cacheHits();
+    }
+
+    @Override
+    public long getCacheReleasedBytes() {
+        return stats().cacheReleasedBytes();
+    }
+
+    @Override
     public double getFragmentation() {
         return stats().fragmentation();
     }

@@ -41,4 +41,10 @@ public interface DeviceAllocatorMXBean {
 
     /** Collections ({@code System.gc()} calls) its {@link dev.keel.GcReclaimer} ran; -1 if its callback is none. */
     long getGcCollections();
+
+    /** Bytes of the memory used that the arenas on this device keep mapped in their caches. */
+    long getCachedBytes();
+
+    /** Bytes of cached mappings that pressure rounds gave back, over all rounds. */
+    long getCacheReleasedBytes();
 }

@@ -71,4 +71,16 @@ public interface VmmArenaMXBean {
 
     /** How long the last committed close waited for the calls in flight, in nanoseconds; -1 before any. */
     long getLastDrainNanos();
+
+    /** Bytes of mappings the cache keeps with no buffer on them (PyTorch's reserved minus allocated); 0 without a cache. */
+    long getCachedBytes();
+
+    /** The most bytes the cache kept at once. */
+    long getPeakCachedBytes();
+
+    /** Mallocs the cache served, with no backend call. */
+    long getCacheHits();
+
+    /** Bytes the cache gave back to the device (pressure, trim, the release threshold, the close). */
+    long getCacheReleasedBytes();
 }

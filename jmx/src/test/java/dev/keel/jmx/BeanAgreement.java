@@ -41,6 +41,10 @@ final class BeanAgreement {
         expected.put("BuffersFreedByCleaner", s.freedByCleaner());
         expected.put("LeaksReported", s.leaksReported());
         expected.put("LastDrainNanos", s.lastDrainNanos());
+        expected.put("CachedBytes", s.cachedBytes());
+        expected.put("PeakCachedBytes", s.peakCachedBytes());
+        expected.put("CacheHits", s.cacheHits());
+        expected.put("CacheReleasedBytes", s.cacheReleasedBytes());
         compare(server, name, expected);
     }
 
@@ -55,6 +59,8 @@ final class BeanAgreement {
         expected.put("FailedAllocations", s.failedAllocations());
         expected.put("PressureRounds", s.pressureRounds());
         expected.put("ReclaimedBytes", s.reclaimedBytes());
+        expected.put("CachedBytes", s.cachedBytes());
+        expected.put("CacheReleasedBytes", s.cacheReleasedBytes());
         compare(server, name, expected);
     }
 

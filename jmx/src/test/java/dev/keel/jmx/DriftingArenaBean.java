@@ -105,4 +105,24 @@ final class DriftingArenaBean implements VmmArenaMXBean {
     public long getLastDrainNanos() {
         return real.getLastDrainNanos();
     }
+
+    @Override
+    public long getCachedBytes() {
+        return real.getCachedBytes();
+    }
+
+    @Override
+    public long getPeakCachedBytes() {
+        return real.getPeakCachedBytes();
+    }
+
+    @Override
+    public long getCacheHits() {
+        return real.getCacheHits();
+    }
+
+    @Override
+    public long getCacheReleasedBytes() {
+        return real.getCacheReleasedBytes();
+    }
 }
