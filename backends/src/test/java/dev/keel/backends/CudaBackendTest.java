@@ -11,6 +11,7 @@ import java.lang.foreign.MemoryLayout.PathElement;
 import java.lang.foreign.MemorySegment;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
+import dev.keel.VmmArena;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -112,6 +113,49 @@ class CudaBackendTest {
             assertEquals(8 * MIB, recommended.granularity());
         }
         assertEquals(0, fake.violations(), fake::lastViolation);
+    }
+
+    /**
+     * Issue 54: the driver calls a malloc+free pair costs, counted by the fake. Without a cache
+     * every pair pays cuMemCreate, cuMemMap, cuMemSetAccess, cuMemUnmap and cuMemRelease (with the
+     * context made current for each half); with one, a pair the cache serves makes no driver call at
+     * all. The first assertion is the check that fails when the arena maps on a hit.
+     */
+    @Test
+    void aPairTheCacheServesMakesNoDriverCall() {
+        FakeCuda fake = FakeCuda.get();
+        String[] driver = {"cuCtxSetCurrent", "cuMemCreate", "cuMemMap", "cuMemSetAccess", "cuMemUnmap", "cuMemRelease"};
+        try (CudaBackend backend = fake.backend()) {
+            long g = backend.granularity();
+            VmmArena cached = VmmArena.builder(backend).totalBytes(64 * g).cache().open();
+            cached.free(cached.malloc(g)); // the one map, kept by the cache
+            long[] before = counts(fake, driver);
+            for (int i = 0; i < 100; i++) {
+                cached.free(cached.malloc(g));
+            }
+            assertEquals(java.util.Arrays.toString(before), java.util.Arrays.toString(counts(fake, driver)),
+                    "driver calls made by 100 pairs the cache served (" + String.join(", ", driver) + ")");
+            cached.close();
+            VmmArena plain = VmmArena.open(backend, 64 * g);
+            long[] start = counts(fake, driver);
+            for (int i = 0; i < 100; i++) {
+                plain.free(plain.malloc(g));
+            }
+            long[] end = counts(fake, driver);
+            for (int k = 1; k < driver.length; k++) {
+                assertEquals(100, end[k] - start[k], driver[k] + " per pair without a cache");
+            }
+            plain.close();
+        }
+        assertEquals(0, fake.violations(), fake::lastViolation);
+    }
+
+    private static long[] counts(FakeCuda fake, String[] calls) {
+        long[] n = new long[calls.length];
+        for (int k = 0; k < calls.length; k++) {
+            n[k] = fake.calls(calls[k]);
+        }
+        return n;
     }
 
     @Test

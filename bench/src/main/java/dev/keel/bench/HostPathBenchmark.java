@@ -28,7 +28,8 @@ public class HostPathBenchmark {
     @Param({"65536", "2097152", "67108864"})
     public long size;
 
-    @Param({"VmmArena+HostView", "VmmArena+segment", "Arena.ofShared", "Arena.ofConfined", "mmap+munmap"})
+    @Param({"VmmArena+HostView", "VmmArena+segment", "Arena.ofShared", "Arena.ofConfined", "mmap+munmap",
+            "VmmArena+cache+HostView"})
     public String path;
 
     private HostPaths paths;

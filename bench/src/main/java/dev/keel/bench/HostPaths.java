@@ -17,13 +17,15 @@ import java.util.List;
  * ({@code mprotect} of a slice of the arena's reserved range, {@code madvise(MADV_DONTNEED)} and
  * {@code mprotect(PROT_NONE)} at free), touched through a {@link dev.keel.backends.HostView}
  * (confined to the thread) or through {@link HostBackend#segment(long)} (a shared arena), {@code
- * Arena.ofShared().allocate(size)} then {@code close()}, {@code Arena.ofConfined()} the same way
+ * Arena.ofShared().allocate(size)} then {@code close()}, the view's path again on an arena with the
+ * mapping cache ({@code VmmArena+cache+HostView}: a free keeps the pages mapped, the next malloc of
+ * the size takes them with no system call; the pages stay resident), {@code Arena.ofConfined()} the same way
  * (both from the C heap, zeroed), and a plain anonymous {@code mmap}/{@code munmap} through FFM.
  */
 final class HostPaths implements AutoCloseable {
 
     static final List<String> NAMES = List.of("VmmArena+HostView", "VmmArena+segment", "Arena.ofShared",
-            "Arena.ofConfined", "mmap+munmap");
+            "Arena.ofConfined", "mmap+munmap", "VmmArena+cache+HostView");
     static final long PAGE = 4096;
     private static final int PROT_READ_WRITE = 0x1 | 0x2;
     private static final int MAP_PRIVATE_ANONYMOUS = 0x02 | 0x20;
@@ -43,6 +45,8 @@ final class HostPaths implements AutoCloseable {
 
     private final HostBackend backend = new HostBackend();
     private final VmmArena arena = VmmArena.open(backend, 1L << 40);
+    /** The same with the mapping cache (issue 54): after the first pair, no mprotect or madvise. */
+    private final VmmArena cachedArena = VmmArena.builder(backend).totalBytes(1L << 40).cache().open();
     private final MethodHandle mmap;
     private final MethodHandle munmap;
 
@@ -58,7 +62,8 @@ final class HostPaths implements AutoCloseable {
     /** {@code size} bytes through {@code path}, one of {@link #NAMES}. */
     Held allocate(String path, long size) throws Throwable {
         return switch (path) {
-            case "VmmArena+HostView" -> keelView(size);
+            case "VmmArena+HostView" -> keelView(arena, size);
+            case "VmmArena+cache+HostView" -> keelView(cachedArena, size);
             case "VmmArena+segment" -> keelShared(size);
             case "Arena.ofShared" -> ffm(Arena.ofShared(), size);
             case "Arena.ofConfined" -> ffm(Arena.ofConfined(), size);
@@ -67,7 +72,7 @@ final class HostPaths implements AutoCloseable {
         };
     }
 
-    private Held keelView(long size) {
+    private Held keelView(VmmArena arena, long size) {
         long va = arena.malloc(size);
         HostView view = backend.open(va);
         return new Held(view.segment(), () -> {
@@ -110,6 +115,7 @@ final class HostPaths implements AutoCloseable {
     @Override
     public void close() {
         arena.close();
+        cachedArena.close();
         backend.close();
     }
 }
