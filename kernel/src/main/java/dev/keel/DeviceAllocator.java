@@ -302,7 +302,7 @@ public final class DeviceAllocator {
                 mutex.unlock(); // LockOrdering: AllocTry, OutOfMemory
             }
             if (event != null) {
-                commit(event, size, reclaimed, attempts, outcome);
+                commit(event, size, reclaimed, cacheReleased, attempts, outcome);
             }
         }
     }
@@ -526,12 +526,15 @@ public final class DeviceAllocator {
         reclaimedBytesTotal += bytes;
     }
 
-    private void commit(PressureEvent event, long size, long reclaimed, int attempts, String outcome) {
+    private void commit(PressureEvent event, long size, long reclaimed, long cacheReleased, int attempts,
+                        String outcome) {
         event.end();
         if (event.shouldCommit()) {
             event.allocator = name;
             event.requestedBytes = size;
             event.reclaimedBytes = reclaimed;
+            event.cacheReleasedBytes = cacheReleased;
+            event.cachedBytes = caches.cachedBytes();
             event.freeBytes = freeBytes();
             event.capacity = capacity;
             event.attempts = attempts;

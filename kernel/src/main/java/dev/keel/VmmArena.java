@@ -1173,6 +1173,7 @@ public final class VmmArena implements AutoCloseable {
             event.peakUsedBytes = counters.peakUsed(usedBytes());
             event.freeBytes = freeBytes();
             event.largestFreeBytes = largestFreeBytes();
+            event.cachedBytes = cachedBytes();
             event.failure = failure.toString();
             event.commit();
         }

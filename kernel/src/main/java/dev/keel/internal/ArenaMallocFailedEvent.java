@@ -50,6 +50,11 @@ public final class ArenaMallocFailedEvent extends Event {
     @DataAmount(DataAmount.BYTES)
     public long largestFreeBytes;
 
+    @Label("Cached")
+    @Description("Bytes of mappings the arena's cache kept with no buffer on them")
+    @DataAmount(DataAmount.BYTES)
+    public long cachedBytes;
+
     @Label("Failure")
     @Description("The exception's class and message")
     public @Nullable String failure;

@@ -34,6 +34,16 @@ public final class PressureEvent extends Event {
     @DataAmount(DataAmount.BYTES)
     public long reclaimedBytes;
 
+    @Label("Cache Released")
+    @Description("Bytes of the arenas' cached mappings that this allocation's rounds gave back to the device")
+    @DataAmount(DataAmount.BYTES)
+    public long cacheReleasedBytes;
+
+    @Label("Still Cached")
+    @Description("Bytes the arenas on the device kept cached when the episode ended")
+    @DataAmount(DataAmount.BYTES)
+    public long cachedBytes;
+
     @Label("Free After")
     @DataAmount(DataAmount.BYTES)
     public long freeBytes;
