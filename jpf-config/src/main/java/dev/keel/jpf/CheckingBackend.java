@@ -13,6 +13,13 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * can check at its end that each handle was released exactly once and that no two live grants
  * overlap. Handles are 1, 2, 3, ... in grant order, at most {@link #MAX_GRANTS}.
  *
+ * <p>Made {@linkplain #CheckingBackend(long, long, long, boolean) caching}, it also lets an arena's mapping cache keep its mappings
+ * ({@code retire} answers true) and follows each grant through the cache (spec {@code KeelSystem}:
+ * {@code CleanerPut}/{@code UserPut}, the cache hit of {@code MallocEnter}, {@code Unmap}), failing
+ * the scenario at the first stale access ({@code NoStaleAccess}): a malloc that takes back a
+ * mapping already unmapped, or a release ({@link #runAsRelease}) that unmaps a mapping the cache
+ * no longer holds, such as one a malloc took from it.
+ *
  * <p>Its state is a few atomic arrays rather than collections: every access is a step a model
  * checker may interleave, and fewer, simpler steps keep the explored state space small. The
  * checks read the arrays once the scenario's threads have been joined.
@@ -41,15 +48,51 @@ public final class CheckingBackend implements VmmBackend {
     private final AtomicLong releasedByClose = new AtomicLong();
     /** Whether allocate checks the new range against every grant not yet released. */
     private volatile boolean checkingReuse;
+    /**
+     * Whether retire keeps mappings for the arena's cache. Final, so that a backend without it
+     * reads no more shared fields in a call than before: a model checker's scheduling points stay
+     * those of the drivers that do not cache.
+     */
+    private final boolean caching;
+    /** The thread in {@link #runAsRelease}, whose deallocations must all be of retired mappings. */
+    private volatile Thread releaser;
+    /**
+     * Per grant: {@link #LIVE}, {@link #RETIRED}, {@link #REVIVED} or {@link #GONE}. Each call reads
+     * and changes it in one atomic step, so that its check sees the state its own effect follows:
+     * a revive that slipped in between a deallocate's look and its effect would go unseen.
+     */
+    private final AtomicIntegerArray mapState = new AtomicIntegerArray(MAX_GRANTS + 1);
+    /** Allocated, held by the malloc that made it. */
+    private static final int LIVE = 0;
+    /** Retired by a free and kept mapped: the cache's, or a free's that the cache then refused. */
+    private static final int RETIRED = 1;
+    /** Taken from the cache by a malloc ({@code revive}) and not retired since: a buffer's again. */
+    private static final int REVIVED = 2;
+    /** Deallocated. */
+    private static final int GONE = 3;
 
     /**
      * A backend of the given granularity whose reserve returns {@code base}; an {@code allocate}
      * of exactly {@code failingSize} bytes throws {@link MappingFailure} (0: none fails).
      */
     public CheckingBackend(long granularity, long base, long failingSize) {
+        this(granularity, base, failingSize, false);
+    }
+
+    /**
+     * As {@link #CheckingBackend(long, long, long)}; with {@code caching}, {@code retire} keeps a
+     * freed mapping for the arena's cache (it answers true), and the backend follows each grant
+     * through it: a retire needs a mapping a buffer holds (one allocated, or revived), a revive a
+     * retired one (a revive of a deallocated mapping is a stale access: the malloc's buffer has no
+     * memory behind it). Caching turns on {@link #checkReuse()}, in which a retired mapping
+     * counts as mapped.
+     */
+    public CheckingBackend(long granularity, long base, long failingSize, boolean caching) {
         this.granularity = granularity;
         this.base = base;
         this.failingSize = failingSize;
+        this.caching = caching;
+        this.checkingReuse = caching;
     }
 
     /**
@@ -60,6 +103,24 @@ public final class CheckingBackend implements VmmBackend {
      */
     public void checkReuse() {
         checkingReuse = true;
+    }
+
+    /**
+     * Runs {@code release} (a {@code trim}) on this thread as a release of the cache: each
+     * deallocate it makes must be of a retired mapping, since a release unmaps only what it took
+     * out of the cache. A revived one is a stale access: the range was unmapped under the buffer
+     * of the malloc that took it from the cache, which is what a release that reads the cache
+     * without taking its ranges out ({@code KeelSystem}'s mutant {@code ReleaseRacesHit}) does.
+     * Only the release's own thread is held to this: a free deallocates a revived mapping when the
+     * cache has no room for it, and a close's drain the records it took over.
+     */
+    public void runAsRelease(Runnable release) {
+        releaser = Thread.currentThread();
+        try {
+            release.run();
+        } finally {
+            releaser = null;
+        }
     }
 
     /** Runs {@code action} inside every later allocate and deallocate call, before its effect. */
@@ -87,7 +148,8 @@ public final class CheckingBackend implements VmmBackend {
         if (checkingReuse) {
             for (int h = 1; h <= grants.get(); h++) {
                 Scenario.check(releases.get(h) > 0 || disjoint(va, size, grantVa.get(h), grantSize.get(h)),
-                        "allocate of 0x" + Long.toHexString(va) + " overlaps grant " + h + ", still mapped");
+                        "allocate of 0x" + Long.toHexString(va) + " overlaps grant " + h + ", still mapped"
+                                + (mapState.get(h) == RETIRED ? " (retired: kept for the cache)" : ""));
             }
         }
         int handle = grants.incrementAndGet();
@@ -109,13 +171,70 @@ public final class CheckingBackend implements VmmBackend {
         if (reserveReleases.get() > 0) {
             releasesAfterReserve.incrementAndGet();
         }
+        int state = mapState.getAndSet((int) handle, GONE);
         releases.incrementAndGet((int) handle);
-        if (closer == Thread.currentThread()) {
+        if (caching && releaser == Thread.currentThread()) {
+            Scenario.check(state == RETIRED, "stale access: a release deallocated handle " + handle + " at 0x"
+                    + Long.toHexString(va) + ", " + (state == REVIVED ? "which a malloc took from the cache and has not freed"
+                    : state == GONE ? "already deallocated" : "which was never cached"));
+        }
+        boolean byCloser = closer == Thread.currentThread();
+        // A retired mapping's range goes back among the free ranges once it is unmapped (a
+        // release of the cache, or a free the cache refused), so it is no record the close drained.
+        if (byCloser && state != RETIRED) {
             releasedByClose.addAndGet(size);
         }
     }
 
-    /** The bytes that deallocations made inside {@link #closeAndCheckUnmapped} released: the records the close drained. */
+    /**
+     * With caching: the freed mapping {@code handle} stays mapped for the cache.
+     * Fails unless a buffer held it: allocated or revived, not retired, not deallocated.
+     */
+    @Override
+    public boolean retire(long va, long size, long handle) {
+        if (!caching) {
+            return false;
+        }
+        countIfAfterDrain();
+        int h = knownHandle(va, size, handle, "retire");
+        int state = mapState.getAndSet(h, RETIRED);
+        Scenario.check(state != GONE, "retire of handle " + h + " at 0x" + Long.toHexString(va) + ", already deallocated");
+        Scenario.check(state != RETIRED, "retire of handle " + h + " at 0x" + Long.toHexString(va)
+                + ", already retired: freed twice");
+        return true;
+    }
+
+    /**
+     * A malloc took the cached mapping {@code handle}. Fails unless it is retired and still
+     * mapped: a revive of a deallocated mapping is a stale access (the malloc's buffer has no
+     * memory behind it), a revive of a live one a mapping handed out twice.
+     */
+    @Override
+    public void revive(long va, long size, long handle) {
+        countIfAfterDrain();
+        int h = knownHandle(va, size, handle, "revive");
+        if (mapState.compareAndSet(h, RETIRED, REVIVED)) {
+            return;
+        }
+        int state = mapState.get(h);
+        Scenario.check(state != GONE, "stale access: revive of handle " + h + " at 0x" + Long.toHexString(va)
+                + ", already deallocated (a malloc took a range a release had unmapped)");
+        throw new AssertionError("revive of handle " + h + " at 0x" + Long.toHexString(va)
+                + ", which is not retired: a mapping handed out twice");
+    }
+
+    /** {@code handle} as an index, failing unless it names the grant of {@code [va, va + size)}. */
+    private int knownHandle(long va, long size, long handle, String call) {
+        Scenario.check(handle >= 1 && handle <= grants.get() && grantVa.get((int) handle) == va
+                && grantSize.get((int) handle) == size, call + " of an unknown mapping: handle " + handle + " at 0x"
+                + Long.toHexString(va) + ", " + size + " bytes");
+        return (int) handle;
+    }
+
+    /**
+     * The bytes that deallocations made inside {@link #closeAndCheckUnmapped} released: the records
+     * the close drained (not the cached mappings it unmapped, whose ranges went back among the free ranges).
+     */
     public long bytesReleasedByClose() {
         return releasedByClose.get();
     }

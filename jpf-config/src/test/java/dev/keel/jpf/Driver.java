@@ -29,6 +29,7 @@ enum Driver {
     LATE_JOIN("LateJoinDriver", 100),
     REUSE("ReuseDriver", 100),
     REUSE_CLOSE("ReuseCloseDriver", 100),
+    CACHE_RELEASE("CacheReleaseDriver", 100),
     ARENA_LINEARIZABILITY("ArenaLinearizability", 1000);
 
     /** Scenarios the linearizability test generates; its invocations are shared among them. */

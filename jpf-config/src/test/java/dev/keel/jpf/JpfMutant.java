@@ -19,7 +19,11 @@ import java.util.List;
  * kernel's fields under a {@code java.util.concurrent} lock ({@code GuardedFields}). The last: a
  * shared field that loses its {@code volatile}, which no check of a driver and no sequentially
  * consistent model checker can tell from the kernel, but which is a data race the race detector
- * must report.
+ * must report. (x), (y) and (z), the mapping cache's on {@code CacheReleaseDriver}: a release that
+ * unmaps from a snapshot of the cache (spec {@code KeelSystem}'s mutant {@code ReleaseRacesHit}),
+ * which must fail the backend's stale-access check; a look at the cache's size stacks without its
+ * lock, which {@code GuardedCollections} must stop; and a release whose unmapped bytes stay
+ * counted, which must fail the driver's check that nothing is cached after the close.
  */
 enum JpfMutant {
 
@@ -155,7 +159,65 @@ enum JpfMutant {
             Driver.REUSE, Expect.UNGUARDED,
             List.of(new Patch("dev/keel/VmmArena.java",
                     "if (reuse && freeRanges.largest() >= aligned) {",
-                    "if (reuse && freeRanges.count() > 0 && freeRanges.largest() >= aligned) { // MUTANT: count() outside the lock")));
+                    "if (reuse && freeRanges.count() > 0 && freeRanges.largest() >= aligned) { // MUTANT: count() outside the lock"))),
+
+    // The mapping cache's release (spec KeelSystem's mutant ReleaseRacesHit): a claim that reads the
+    // cache without taking the ranges out, and takes each out only once it is unmapped, as the
+    // spec's SnapshotClaim and UnmapSnapshot do. A malloc takes the range between the claim and the
+    // unmap, and the release unmaps it under the malloc's buffer (CheckingBackend's stale access).
+    RELEASE_FROM_SNAPSHOT("(x) a release of the cache unmaps from a snapshot: its ranges stay takeable until unmapped",
+            Driver.CACHE_RELEASE, Expect.STALE_ACCESS,
+            List.of(new Patch("dev/keel/internal/MappingCache.java", """
+                        while (cachedBytes > keepBytes && oldest != null) {
+                            Entry e = oldest;
+                            unlink(e);
+                            taken.add(e);
+                            bytes += e.size;
+                        }
+                    """, """
+                        for (Entry e = oldest; e != null && cachedBytes - bytes > keepBytes; e = e.newer) {
+                            taken.add(e); // MUTANT: a snapshot, left in the cache
+                            bytes += e.size;
+                        }
+                    """),
+                    new Patch("dev/keel/internal/MappingCache.java",
+                            "public void unmapped(Entry e, boolean ok) { settle(e.size, ok);",
+                            """
+                            public void unmapped(Entry e, boolean ok) {
+                                lock.lock();
+                                try {
+                                    if (oldest == e || e.older != null) { // MUTANT: out of the cache only after its unmap
+                                        unlink(e);
+                                        publish();
+                                    }
+                                } finally {
+                                    lock.unlock();
+                                }
+                                settle(e.size, ok);
+                            """))),
+
+    // The lock behind MappingCache's entry in GuardedCollections (its HashMap of size stacks is out
+    // of JPF's scheduling): a malloc's look at the size stacks without it must stop JPF.
+    CACHE_READ_UNLOCKED("(y) a malloc's take looks at the cache's size stacks before taking the cache's lock",
+            Driver.CACHE_RELEASE, Expect.UNGUARDED,
+            List.of(new Patch("dev/keel/internal/MappingCache.java",
+                    "public @Nullable Entry take(long size) { lock.lock();",
+                    """
+                    public @Nullable Entry take(long size) {
+                        if (tops.isEmpty()) { // MUTANT: the size stacks read before the lock
+                            return null;
+                        }
+                        lock.lock();
+                    """))),
+
+    // CacheGoesWithClose in the cache's own count: a release's unmapped bytes that never leave the
+    // cache's count of bytes being released keep cachedBytes above 0 after the close, although
+    // every mapping is deallocated.
+    RELEASE_NEVER_SETTLED("(z) a release's unmapped bytes stay counted as being released",
+            Driver.CACHE_RELEASE, Expect.CACHED_AFTER_CLOSE,
+            List.of(new Patch("dev/keel/internal/MappingCache.java",
+                    "public void unmapped(Entry e, boolean ok) { settle(e.size, ok);",
+                    "public void unmapped(Entry e, boolean ok) { // MUTANT: not settled\n")));
 
     /** What JPF must report for the mutant to count as caught: the first line of its "error #1". */
     enum Expect {
@@ -163,6 +225,10 @@ enum JpfMutant {
         CHECK_FAILS("check fails"),
         /** Every thread blocked. */
         DEADLOCK("deadlock"),
+        /** A driver's check fails at a stale access (a caching {@link CheckingBackend}'s). */
+        STALE_ACCESS("check fails: stale access"),
+        /** {@code CacheReleaseDriver}'s check that nothing is cached once the arena is closed fails. */
+        CACHED_AFTER_CLOSE("check fails: cached after the close"),
         /** Two threads at unordered accesses of a plain field, one of them a write. */
         RACE("data race"),
         /** Kernel code at a JDK collection without the lock that guards it. */
@@ -188,6 +254,9 @@ enum JpfMutant {
         boolean matches(String property, String message) {
             return switch (this) {
                 case CHECK_FAILS -> property.endsWith(".NoUncaughtExceptionsProperty") && message.contains("AssertionError");
+                case STALE_ACCESS -> CHECK_FAILS.matches(property, message) && message.contains("stale access");
+                case CACHED_AFTER_CLOSE -> CHECK_FAILS.matches(property, message) && message.contains("after the close")
+                        && message.contains("cachedBytes");
                 case DEADLOCK -> property.endsWith(".NotDeadlockedProperty");
                 case RACE -> property.endsWith(".VolatileAwareRaceDetector") && message.startsWith("race for field");
                 case UNGUARDED -> property.endsWith(".GuardedCollections") && message.startsWith("unguarded access");

@@ -18,7 +18,8 @@ import java.util.Map;
  * checked instead of assumed: at every access of a field of an instance of those classes made on
  * behalf of kernel code, the nearest kernel frame on the
  * stack must belong to a class that owns such collections and the thread must hold that object's
- * lock ({@code DeviceAllocator.mutex} and {@code FreeRanges.lock}: the owner thread of the
+ * lock ({@code DeviceAllocator.mutex}, {@code FreeRanges.lock} and {@code MappingCache.lock}, whose
+ * {@code HashMap} holds the top entry of each size: the owner thread of the
  * {@code ReentrantLock}'s synchronizer; {@code ReclaimTracker} keeps its bookkeeping in arrays and in lists through its entries, not in collections). Anything else stops the search with the access.
  *
  * <p>Accesses with no kernel frame on the stack (the drivers' own, the JDK's), accesses made
@@ -31,7 +32,7 @@ public final class GuardedCollections extends LockDiscipline {
             "java.util.TreeMap", "java.util.TreeSet");
     /** Kernel classes that keep JDK collections, and the field of their lock. */
     private static final Map<String, String> GUARDS = Map.of("dev.keel.DeviceAllocator", "mutex",
-            "dev.keel.internal.FreeRanges", "lock");
+            "dev.keel.internal.FreeRanges", "lock", "dev.keel.internal.MappingCache", "lock");
 
     public GuardedCollections(Config conf) {
     }
