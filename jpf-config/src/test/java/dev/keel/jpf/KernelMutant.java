@@ -25,17 +25,23 @@ enum KernelMutant {
 
     MARK_AFTER_ADMISSION("(1) malloc marks its lease only after its bump admitted it",
             Driver.DRAIN, Expect.CHECK_FAILS,
+            // The first grant is made outside the mark, before the call's try (as the kernel was
+            // before its cache): a refused grant then throws without an exit of its own.
             new Patch("dev/keel/VmmArena.java", """
                     InFlightLeases.Lease lease = leases.enter();
                     try {
-                        long offset = fitsRoom(lease, aligned) ? roomGrant(lease, aligned) : claim(lease, size, aligned); // ChunkBump: Request // Trace before: Request size=size
+                        if (cache != null && cache.mayHold()) {
                     """, """
                     InFlightLeases.Lease lease = leases.enter();
                     leases.exit(lease); // MUTANT: the lease found but not marked
-                    long offset = fitsRoom(lease, aligned) ? roomGrant(lease, aligned) : claim(lease, size, aligned); // Trace before: Request size=size
+                    long first = fitsRoom(lease, aligned) ? roomGrant(lease, aligned) : claim(lease, size, aligned); // Trace before: Request size=size
                     lease = leases.enter(); // MUTANT: MallocEnter before MallocMark
                     try {
-                    """)),
+                        if (false) {
+                    """),
+            new Patch("dev/keel/VmmArena.java",
+                    "long offset = fitsRoom(lease, aligned) ? roomGrant(lease, aligned) : claim(lease, size, aligned);",
+                    "long offset = !released ? first : fitsRoom(lease, aligned) ? roomGrant(lease, aligned) : claim(lease, size, aligned);")),
 
     FREE_WITHOUT_GUARD("(2) free without the in-flight guard", Driver.FREE_CLOSE, Expect.CHECK_FAILS,
             new Patch("dev/keel/VmmArena.java", """
