@@ -128,15 +128,8 @@ class VmmArenaCacheTest {
         VmmArena arena = caching(16 * G);
         long cached = arena.malloc(G);
         arena.free(cached);
-        CountDownLatch inAllocate = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
-        backend.onAllocate = (va, size) -> {
-            inAllocate.countDown();
-            await(release);
-        };
-        Thread malloc = new Thread(() -> arena.malloc(2 * G));
-        malloc.start();
-        assertTrue(inAllocate.await(10, TimeUnit.SECONDS));
+        Thread malloc = mallocHeldInAllocate(arena, release);
         Thread closer = new Thread(arena::close);
         closer.start();
         long deadline = Patience.deadline(10);
@@ -155,17 +148,10 @@ class VmmArenaCacheTest {
     @Test
     void aCloseThatGivesUpLeavesTheCacheWorking() throws Exception {
         VmmArena arena = caching(16 * G);
-        CountDownLatch inAllocate = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
         long warm = arena.malloc(G);
         arena.free(warm);
-        backend.onAllocate = (va, size) -> {
-            inAllocate.countDown();
-            await(release);
-        };
-        Thread malloc = new Thread(() -> arena.malloc(2 * G));
-        malloc.start();
-        assertTrue(inAllocate.await(10, TimeUnit.SECONDS));
+        Thread malloc = mallocHeldInAllocate(arena, release);
         assertThrows(CloseTimeoutException.class, () -> arena.close(Duration.ofMillis(50)));
         assertEquals(1, backend.releaseCount(1), "the close unmapped the cache as it began");
         release.countDown();
@@ -340,6 +326,19 @@ class VmmArenaCacheTest {
         assertEquals(G, a.stats().cacheReleasedBytes());
         assertEquals(G, device.freeBytes());
         a.close();
+    }
+
+    /** A thread whose malloc (of a size the cache does not hold) waits in the backend's allocate until {@code release}. */
+    private Thread mallocHeldInAllocate(VmmArena arena, CountDownLatch release) throws InterruptedException {
+        CountDownLatch inAllocate = new CountDownLatch(1);
+        backend.onAllocate = (va, size) -> {
+            inAllocate.countDown();
+            await(release);
+        };
+        Thread malloc = new Thread(() -> arena.malloc(2 * G));
+        malloc.start();
+        assertTrue(inAllocate.await(10, TimeUnit.SECONDS));
+        return malloc;
     }
 
     private static void await(CountDownLatch latch) {

@@ -30,7 +30,6 @@ public final class ArrowLoop {
 
     private static final double MIN_SECONDS = 1.0;
     private static final List<String> MANAGERS = List.of("arrow-default", "keel", "keel-cached");
-    private static volatile long sink;
 
     private ArrowLoop() {
     }
@@ -73,62 +72,46 @@ public final class ArrowLoop {
     }
 
     private static long calibrate(String manager, int values) throws Exception {
-        long count = 100;
-        while (true) {
-            long nanos = timed(manager, values, count);
-            if (nanos >= MIN_SECONDS * 1.3e9) {
-                return count;
-            }
-            count = Math.max(count * 2, (long) (count * 1.6e9 / Math.max(nanos, 1)));
-        }
+        return FreshThreadLoop.calibrate("arrow-" + manager, MIN_SECONDS,
+                (count, clock) -> vectors(manager, values, count, clock));
     }
 
     private static long timed(String manager, int values, long count) throws Exception {
-        long[] nanos = new long[1];
-        Exception[] failure = new Exception[1];
-        Thread thread = new Thread(() -> {
-            HostBackend backend = manager.startsWith("keel") ? new HostBackend() : null;
-            VmmArena arena = backend == null ? null : manager.equals("keel-cached")
-                    ? VmmArena.builder(backend).totalBytes(1L << 44).cache().open() : VmmArena.open(backend, 1L << 44);
-            try (RootAllocator root = arena == null ? new RootAllocator() : new RootAllocator(RootAllocator.configBuilder()
-                    .allocationManagerFactory(new KeelAllocationManagerFactory(arena)).build())) {
-                long seen = 0;
-                long start = System.nanoTime();
-                for (long i = 0; i < count; i++) {
-                    try (IntVector v = new IntVector("v", root)) {
-                        v.allocateNew(values);
-                        for (int j = 0; j < values; j++) {
-                            v.set(j, j);
-                        }
-                        v.setValueCount(values);
-                        for (int j = 0; j < values; j++) {
-                            seen += v.get(j);
-                        }
+        return FreshThreadLoop.timed("arrow-" + manager, count, (n, clock) -> vectors(manager, values, n, clock));
+    }
+
+    /** {@code count} vectors on a fresh root allocator (and arena); the allocator's setup and close untimed. */
+    private static long vectors(String manager, int values, long count, FreshThreadLoop.Clock clock) {
+        HostBackend backend = manager.startsWith("keel") ? new HostBackend() : null;
+        VmmArena arena = backend == null ? null : manager.equals("keel-cached")
+                ? VmmArena.builder(backend).totalBytes(1L << 44).cache().open() : VmmArena.open(backend, 1L << 44);
+        try (RootAllocator root = arena == null ? new RootAllocator() : new RootAllocator(RootAllocator.configBuilder()
+                .allocationManagerFactory(new KeelAllocationManagerFactory(arena)).build())) {
+            long seen = 0;
+            clock.start();
+            for (long i = 0; i < count; i++) {
+                try (IntVector v = new IntVector("v", root)) {
+                    v.allocateNew(values);
+                    for (int j = 0; j < values; j++) {
+                        v.set(j, j);
+                    }
+                    v.setValueCount(values);
+                    for (int j = 0; j < values; j++) {
+                        seen += v.get(j);
                     }
                 }
-                nanos[0] = System.nanoTime() - start;
-                sink = seen;
-            } catch (Throwable e) {
-                failure[0] = new IllegalStateException(manager + " failed", e);
-            } finally {
-                if (arena != null) {
-                    arena.close();
-                    backend.close();
-                }
             }
-        }, "arrow-" + manager);
-        thread.start();
-        thread.join();
-        if (failure[0] != null) {
-            throw failure[0];
+            clock.stop();
+            return seen;
+        } finally {
+            if (arena != null) {
+                arena.close();
+                backend.close();
+            }
         }
-        return nanos[0];
     }
 
     private static double median(double[] values) {
-        double[] sorted = values.clone();
-        Arrays.sort(sorted);
-        int n = sorted.length;
-        return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+        return FreshThreadLoop.median(values);
     }
 }

@@ -28,7 +28,6 @@ public final class HostPathLoop {
             "Arena.ofConfined", "VmmArena+cache+HostView");
     /** Issue 54: a warm cache within this many times {@code Arena.ofConfined()}. */
     static final double CACHE_TARGET = 2.0;
-    private static volatile long sink;
 
     private HostPathLoop() {
     }
@@ -75,47 +74,29 @@ public final class HostPathLoop {
 
     /** Allocations per repetition so that one lasts at least {@value #MIN_SECONDS} s. */
     private static long calibrate(String path, long size) throws Exception {
-        long count = 100;
-        while (true) {
-            long nanos = timed(path, size, count);
-            if (nanos >= MIN_SECONDS * 1.3e9) {
-                return count;
-            }
-            count = Math.max(count * 2, (long) (count * 1.6e9 / Math.max(nanos, 1)));
-        }
+        return FreshThreadLoop.calibrate("host-path-" + path, MIN_SECONDS, (count, clock) -> allocations(path, size, count, clock));
     }
 
     /** Wall nanoseconds of {@code count} allocations through {@code path} on a fresh thread. */
     private static long timed(String path, long size, long count) throws Exception {
-        long[] nanos = new long[1];
-        Exception[] failure = new Exception[1];
-        Thread thread = new Thread(() -> {
-            try (HostPaths paths = new HostPaths()) {
-                long seen = 0;
-                long start = System.nanoTime();
-                for (long i = 0; i < count; i++) {
-                    HostPaths.Held held = paths.allocate(path, size);
-                    seen += HostPaths.touch(held.memory());
-                    held.free();
-                }
-                nanos[0] = System.nanoTime() - start;
-                sink = seen;
-            } catch (Throwable e) {
-                failure[0] = new IllegalStateException(path + " failed", e);
+        return FreshThreadLoop.timed("host-path-" + path, count, (n, clock) -> allocations(path, size, n, clock));
+    }
+
+    private static long allocations(String path, long size, long count, FreshThreadLoop.Clock clock) throws Throwable {
+        try (HostPaths paths = new HostPaths()) {
+            long seen = 0;
+            clock.start();
+            for (long i = 0; i < count; i++) {
+                HostPaths.Held held = paths.allocate(path, size);
+                seen += HostPaths.touch(held.memory());
+                held.free();
             }
-        }, "host-path-" + path);
-        thread.start();
-        thread.join();
-        if (failure[0] != null) {
-            throw failure[0];
+            clock.stop();
+            return seen;
         }
-        return nanos[0];
     }
 
     private static double median(double[] values) {
-        double[] sorted = values.clone();
-        Arrays.sort(sorted);
-        int n = sorted.length;
-        return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+        return FreshThreadLoop.median(values);
     }
 }
