@@ -21,7 +21,7 @@ import java.util.Map;
  * the record of the deep TLC runs ({@code docs/deep-results.md}, written by hand) and the
  * benchmark figures ({@code bench/target/jmh-results.json},
  * {@code bench/target/heap-per-allocation.txt}), and the build's own phase table
- * ({@link BuildPhases}: the one section computed here, from the modules' start marks). Each
+ * ({@link BuildPhases}: the one section computed here, from the modules' start and end marks). Each
  * section names its source file and when that file was written; a missing file is reported as
  * missing, with the command that produces it. Nothing is computed here: the figures are copied
  * as the tools printed them, so the page shows only what a run produced.
@@ -84,7 +84,7 @@ public final class ResultsPage {
         section(page, "Kernel mutants under trace validation", "jpf-config/target/trace-mutants.md",
                 "./mvnw -pl jpf-config -am verify", this::withoutTitle);
         record(page, "TLC deep models: one machine and distributed", "docs/deep-results.md");
-        page.append("\n## Build phases: where the time of `./mvnw verify` went\n\n");
+        page.append("\n## ").append(BuildPhases.HEADING).append("\n\n");
         page.append(new BuildPhases(root).render());
         section(page, "Benchmarks (JMH)", "bench/target/jmh-results.json",
                 "./mvnw -Pbench -pl bench -am verify", this::jmhTable);

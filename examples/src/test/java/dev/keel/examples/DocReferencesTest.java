@@ -59,6 +59,18 @@ class DocReferencesTest {
                 + " refresh it from examples/target/results.md");
     }
 
+    /**
+     * docs/results.md keeps the build's phase table (issue 57), copied from a whole build: the
+     * section is there and none of its modules lacks a time. The times themselves are not
+     * compared with this build's: they differ from run to run ({@link BuildPhasesTest} has the
+     * check's mutants).
+     */
+    @Test
+    void theCommittedResultsPageHasTheBuildPhaseTable() throws IOException {
+        assertEquals(List.of(), BuildPhases.sectionProblems(Files.readString(ROOT.resolve("docs/results.md"))),
+                "refresh docs/results.md from examples/target/results.md of a whole ./mvnw verify");
+    }
+
     @Test
     void aTlcTableWithAModelGoneOrAFigureChangedDiffers() {
         String table = "| `MCA` | ci | `ok` | `ok` | 10 | 7 | 3 | 1.0 | pass | a |\n"
