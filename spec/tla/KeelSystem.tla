@@ -272,13 +272,16 @@ Goto(p, l) == pc' = [pc EXCEPT ![p] = l]
 
 \* A host user takes the host lock first; then the arena's guard: OPEN,
 \* counted in the same step (InFlightDrain: MallocEnter), or refused.
-\* Past the guard, a malloc takes a range of its arena's cache if it has one
-\* and no thread of the device wants a unit (CacheHit: no backend call, a
-\* new record on a range that stays mapped), else it goes to the device.
-\* The take is one step with the guard's entry: nothing between them can
-\* change the cache but a release, which the entry commutes with.  The
-\* take claims the range under the cache's lock, as a release does, so
-\* the two never have the same range.
+\* Past the guard, a malloc may take a range of its arena's cache if it has
+\* one and no thread of the device wants a unit (CacheHit: no backend call,
+\* a new record on a range that stays mapped), else it goes to the device.
+\* It may also miss a cached range: the kernel's take looks for one of the
+\* malloc's size (KeelSystem has one size) through a view that may be a
+\* put behind, and a miss's guard entry is its bump, after the take looked,
+\* so a put can land between them.  The take is one step with the guard's
+\* entry: nothing between them can change the cache but a release, which
+\* the entry commutes with.  The take claims the range under the cache's
+\* lock, as a release does, so the two never have the same range.
 CanHit(a) == cache[a] # {} /\ Wanting = <<>>
 \* A free may keep its range mapped (CachePut, see CleanerPut).
 CanPut(a) == state[a] = "OPEN" /\ cachedN[a] < CacheLimit /\ Wanting = <<>>
@@ -292,7 +295,8 @@ MallocEnter(t) ==
                    /\ host' = IF t \in HostUsers THEN t ELSE host
                    /\ robbed' = [robbed EXCEPT ![t] = FALSE]
                    /\ UNCHANGED opsLeft
-                   /\ IF CanHit(a)
+                   /\ \E hit \in IF CanHit(a) THEN BOOLEAN ELSE {FALSE} :
+                      IF hit
                         THEN LET u == CHOOSE x \in cache[a] : TRUE
                                  g == Cardinality(Made) + 1 IN
                              /\ dev' = [dev EXCEPT ![u] = g]
@@ -352,7 +356,9 @@ AllocTake(t) ==
 
 \* Exhausted, tries left: the pressure callback starts (PressureEnter,
 \* with the reclaimable grants and the mapped idle units owed to t) and
-\* releases the mutex.  If anything is cached, t releases it first.
+\* releases the mutex.  If anything is cached, t releases it first; it may
+\* also start a release that finds nothing (the kernel's look at the caches
+\* is a hint: a release's unmap is done before its count says so).
 PressureEnter(t) ==
     /\ pc[t] = "try" /\ Available(t) = {} /\ attempts[t] + 1 < MaxAttempts
     /\ attempts' = [attempts EXCEPT ![t] = @ + 1]
@@ -361,7 +367,8 @@ PressureEnter(t) ==
     /\ owedCache' = [owedCache EXCEPT ![t] = MappedIdle]
     /\ queue' = IF Queued(t) THEN queue ELSE Append(queue, t)
     /\ mutex' = NoOne
-    /\ Goto(t, IF MappedIdle # {} THEN "release" ELSE "join")
+    /\ \E next \in IF MappedIdle # {} THEN {"release"}
+                    ELSE IF CacheLimit > 0 THEN {"release", "join"} ELSE {"join"} : Goto(t, next)
     /\ UNCHANGED <<state, inFlight, table, dev, unitOf, arenaOf, releases, buf,
                    host, collector, collected, waiters, late, opsLeft, at, grant,
                    drained, cleanerPc, cleanerGrant, stranded, resv, robbed>>
@@ -475,14 +482,12 @@ CollectorRelease(t) ==
 
 \* ReclaimFinish: the collection ends, its waiters are woken; the late ones
 \* now wait for the next collection.
-\* The round's collector then applies the release threshold (ShrinkClaim)
-\* if an arena caches more than it.
-OverThreshold == {a \in Arenas : state[a] \in {"OPEN", "CLOSING"}
-                                 /\ Cardinality(cache[a]) > ReleaseThreshold}
+\* The round's collector then applies the release threshold (ShrinkClaim),
+\* if there is one below the limit.
 ReclaimFinish(t) ==
     /\ pc[t] = "finish"
     /\ collector' = NoOne /\ collected' = FALSE /\ waiters' = late /\ late' = {}
-    /\ Goto(t, IF OverThreshold # {} THEN "shrink" ELSE "relock")
+    /\ Goto(t, IF ReleaseThreshold < CacheLimit THEN "shrink" ELSE "relock")
     /\ UNCHANGED <<state, inFlight, table, dev, unitOf, arenaOf, releases, buf,
                    mutex, host, opsLeft, at, grant, attempts, hadHost, drained,
                    cleanerPc, cleanerGrant, owed, stranded, queue, resv, robbed>>
@@ -763,7 +768,11 @@ ReleaseEnd(t) ==
 
 \* The release threshold, applied by the round's collector once its round
 \* has ended: what its cleanings put into caches (after the waiters had
-\* their units) is released down to ReleaseThreshold in every arena.
+\* their units) is released down to ReleaseThreshold, arena by arena.  The
+\* kernel looks at each arena once; ShrinkEnd may come before every arena is
+\* down to the threshold (a put after the look, or an arena not looked at
+\* yet), which a later round's shrink takes care of: the threshold bounds
+\* what stays cached between rounds, not at every moment.
 ShrinkClaim(t) ==
     /\ pc[t] = "shrink"
     /\ \E a \in Arenas : Claim(t, a, ReleaseThreshold)
@@ -774,7 +783,7 @@ ShrinkClaim(t) ==
     /\ UNCHANGED <<owedCache, fromCache, mappedN, cachedN, trimPc>>
 
 ShrinkEnd(t) ==
-    /\ pc[t] = "shrink" /\ releasing[t] = {} /\ OverThreshold = {}
+    /\ pc[t] = "shrink" /\ releasing[t] = {}
     /\ Goto(t, "relock")
     /\ UNCHANGED <<state, inFlight, table, dev, unitOf, arenaOf, releases, buf, mutex,
                    host, collector, collected, waiters, late, opsLeft, at, grant,

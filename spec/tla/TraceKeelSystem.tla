@@ -17,12 +17,22 @@
 (* an Unmodelled step, which nothing here takes.                           *)
 (*                                                                         *)
 (* Names.  The log names buffers by the allocator's handles and by their   *)
-(* arena and offset; the spec by grants.  AllocTake remembers which grant *)
-(* a handle became (grantOf) and MallocInsert which grant an address      *)
+(* arena and offset; the spec by grants.  AllocTake (and a cache hit,     *)
+(* whose record keeps the mapping's handle) remembers which grant a       *)
+(* handle became (grantOf) and MallocInsert which grant an address        *)
 (* holds (grantAt), so that a free of the Cleaner or of the close frees    *)
 (* exactly the grant the kernel freed.  The arena that is closed is 1.    *)
 (* A conversion's event carries how many held buffers it converted, which *)
 (* must be the number KeelSystem has in the tables.                        *)
+(*                                                                         *)
+(* The mapping cache.  A claim of a cache (a pressure round's release, the *)
+(* release threshold's shrink, a trim) names its arena and how many ranges *)
+(* it took; the close's take of its cache how many it took; each unmap of  *)
+(* a claimed range is the device free that the releasing thread makes      *)
+(* (Unmap); a hit is a MallocEnter with hit = 1, a Cleaner's free that     *)
+(* keeps its range mapped a CleanerPut.  Units are not named: the spec     *)
+(* picks which cached unit a hit or an unmap takes, and the log's          *)
+(* addresses name grants, never units.                                     *)
 (***************************************************************************)
 EXTENDS KeelSystem, Sequences, TLC, TraceKeelSystemData
 
@@ -48,14 +58,22 @@ Keep == UNCHANGED <<grantOf, grantAt>>
 \* The grant that the free of e (arena, offset) is for.
 FreedAt(e) == grantAt[<<e.arena, e.va>>]
 
+\* A claim's step took e.ranges ranges of arena e.arena.
+Claims(e) == relArena'[e.t] = e.arena /\ Cardinality(releasing'[e.t]) = e.ranges
+
 Step(e) ==
     \/ e.a = "MallocEnter" /\ MallocEnter(e.t) /\ at'[e.t] = e.arena
-                          /\ (pc'[e.t] = "lock") = (e.open = 1) /\ Keep
+                          /\ (pc'[e.t] \in {"lock", "insert"}) = (e.open = 1)
+                          /\ (pc'[e.t] = "insert") = (e.hit = 1)
+                          \* a hit's record keeps the mapping's handle: it is the new grant's now
+                          /\ IF e.hit = 1 THEN /\ grantOf' = (e.handle :> grant'[e.t]) @@ grantOf
+                                               /\ UNCHANGED grantAt
+                                          ELSE Keep
     \/ e.a = "AllocLock" /\ AllocLock(e.t) /\ Keep
     \/ e.a = "AllocTake" /\ AllocTake(e.t) /\ e.handle \notin DOMAIN grantOf
                         /\ grantOf' = grantOf @@ (e.handle :> grant'[e.t])
                         /\ UNCHANGED grantAt
-    \/ e.a = "PressureEnter" /\ PressureEnter(e.t) /\ Keep
+    \/ e.a = "PressureEnter" /\ PressureEnter(e.t) /\ (pc'[e.t] = "release") = (e.release = 1) /\ Keep
     \/ e.a = "OutOfMemory" /\ OutOfMemory(e.t) /\ Keep
     \/ e.a = "ReclaimJoin" /\ ReclaimJoin(e.t) /\ (collector' = e.t) = (e.collector = 1)
                          /\ (e.t \in late') = (e.late = 1) /\ Keep
@@ -97,6 +115,19 @@ Step(e) ==
     \/ e.a = "CloseUnlock" /\ (CloseEnd(e.t) \/ (pc[e.t] \in {"rehost", "done"} /\ UNCHANGED vars))
                           /\ Keep
     \/ e.a = "CloseRehost" /\ CloseRehost(e.t) /\ Keep
+    \* The mapping cache: a claim names its arena and how many ranges it took.
+    \/ e.a = "ReleaseClaim" /\ ReleaseClaim(e.t) /\ Claims(e) /\ Keep
+    \/ e.a = "ShrinkClaim" /\ ShrinkClaim(e.t) /\ Claims(e) /\ Keep
+    \/ e.a = "TrimStart" /\ TrimStart(e.t) /\ (trimPc'[e.t] = "unmap") = (e.ranges > 0)
+                        /\ (e.ranges > 0 => Claims(e)) /\ Keep
+    \/ e.a = "Unmap" /\ Unmap(e.t) /\ Keep
+    \/ e.a = "ReleaseEnd" /\ ReleaseEnd(e.t) /\ (pc'[e.t] = "relock") = (e.served = 1) /\ Keep
+    \/ e.a = "ShrinkEnd" /\ ShrinkEnd(e.t) /\ Keep
+    \/ e.a = "TrimEnd" /\ TrimEnd(e.t) /\ Keep
+    \/ e.a = "CleanerPut" /\ e.t = Cleaner /\ CleanerPut /\ Keep
+    \/ e.a = "CloseUncache" /\ pc[e.t] \in {"uncache", "drain"}
+                           /\ Cardinality(releasing[e.t]) = e.ranges /\ UNCHANGED vars /\ Keep
+    \/ e.a = "CloseUncached" /\ CloseUncached(e.t) /\ Keep
 
 TraceStep ==
     /\ l <= Len(Traces[i])
@@ -116,10 +147,14 @@ TraceSpec == TraceInit /\ [][TraceNext]_traceVars
 UserActions == {"MallocEnter", "AllocLock", "AllocTake", "PressureEnter",
                 "OutOfMemory", "ReclaimJoin", "HostAcquire", "Convert", "Collect",
                 "CollectorRelease", "ReclaimFinish", "ReclaimTakeOver", "AwaitCollection",
-                "CallbackRelock", "MallocInsert", "Drop"}
+                "CallbackRelock", "MallocInsert", "Drop", "ReleaseClaim", "Unmap", "ReleaseEnd",
+                "ShrinkClaim", "ShrinkEnd"}
 CloserActions == {"CloseYield", "CloseBegin", "CloseSeal", "CloseCommit",
-                  "CloseAbort", "DrainLock", "DrainFree", "CloseEnd", "CloseRehost"}
-CleanerActions == {"CleanerConvert", "CleanerStart", "CleanerLock", "CleanerFree", "CleanerAwaitClose"}
+                  "CloseAbort", "DrainLock", "DrainFree", "CloseEnd", "CloseRehost", "Unmap",
+                  "CloseUncached"}
+CleanerActions == {"CleanerConvert", "CleanerStart", "CleanerLock", "CleanerFree", "CleanerAwaitClose",
+                   "CleanerPut"}
+TrimmerActions == {"TrimStart", "Unmap", "TrimEnd"}
 
 UserAction(a, t) ==
     CASE a = "MallocEnter" -> MallocEnter(t)
@@ -138,6 +173,11 @@ UserAction(a, t) ==
       [] a = "CallbackRelock" -> CallbackRelock(t)
       [] a = "MallocInsert" -> MallocInsert(t)
       [] a = "Drop" -> Drop(t)
+      [] a = "ReleaseClaim" -> ReleaseClaim(t)
+      [] a = "Unmap" -> Unmap(t)
+      [] a = "ReleaseEnd" -> ReleaseEnd(t)
+      [] a = "ShrinkClaim" -> ShrinkClaim(t)
+      [] a = "ShrinkEnd" -> ShrinkEnd(t)
 
 CloserAction(a, c) ==
     CASE a = "CloseYield" -> CloseYield(c)
@@ -149,6 +189,8 @@ CloserAction(a, c) ==
       [] a = "DrainFree" -> DrainFree(c)
       [] a = "CloseEnd" -> CloseEnd(c)
       [] a = "CloseRehost" -> CloseRehost(c)
+      [] a = "Unmap" -> Unmap(c)
+      [] a = "CloseUncached" -> CloseUncached(c)
 
 CleanerAction(a) ==
     CASE a = "CleanerConvert" -> CleanerConvert
@@ -156,11 +198,18 @@ CleanerAction(a) ==
       [] a = "CleanerLock" -> CleanerLock
       [] a = "CleanerFree" -> CleanerFree
       [] a = "CleanerAwaitClose" -> CleanerAwaitClose
+      [] a = "CleanerPut" -> CleanerPut
+
+TrimmerAction(a, p) ==
+    CASE a = "TrimStart" -> TrimStart(p)
+      [] a = "Unmap" -> Unmap(p)
+      [] a = "TrimEnd" -> TrimEnd(p)
 
 Enabled ==
     {<<a, t>> \in UserActions \X Users : ENABLED UserAction(a, t)}
         \cup {<<a, c>> \in CloserActions \X Closers : ENABLED CloserAction(a, c)}
         \cup {<<a, Cleaner>> : a \in {x \in CleanerActions : ENABLED CleanerAction(x)}}
+        \cup {<<a, p>> \in TrimmerActions \X Trimmers : ENABLED TrimmerAction(a, p)}
 
 \* Always true; prints the stuck event and what KeelSystem could do instead.
 Diagnosis ==

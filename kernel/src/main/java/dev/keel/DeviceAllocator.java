@@ -273,12 +273,18 @@ public final class DeviceAllocator {
                 long freedBefore = bytesFreedTotal;
                 countPressureRound();
                 boolean refused = attempt.refusal != null;
-                long releasedNow = caches.anyMappedIdle() ? releaseCaches(waiter, refused) : 0L;
+                boolean idle = caches.anyMappedIdle();         // KeelSystem: PressureEnter (to the release or on to the collection) // Trace: caches.joined() ? CacheIdle idle=idle
+                long releasedNow = 0L;
+                boolean served = false;
+                if (idle) {
+                    releasedNow = releaseCaches(waiter, refused);
+                    // Handed all it asked for (by a release, or by another thread's free while it
+                    // released): no collection. A device that refused the mapping is short of memory
+                    // whatever this allocator hands out: a release of anything is worth a try first.
+                    served = refused ? releasedNow > 0 : waiter.handedAll; // KeelSystem: ReleaseEnd // Trace: ReleaseEnd served=served
+                }
                 cacheReleased += releasedNow;
-                // Handed all it asked for by a release: no collection. A device that refused the
-                // mapping is short of memory whatever this allocator hands out: a release of
-                // anything is worth a try before a collection.
-                if (releasedNow > 0 && (refused || waiter.handedAll)) {      // KeelSystem: ReleaseEnd
+                if (served) {
                     lastNote = "the arenas' caches gave back " + releasedNow + " bytes";
                 } else if (callback != null) {
                     lastNote = runCallback(size, retryPolicy.delayNanosBefore(attempts), waiter);
@@ -511,7 +517,7 @@ public final class DeviceAllocator {
      * cache down to its threshold. Called by a {@link GcReclaimer} without the lock.
      */
     void shrinkCaches() {
-        caches.shrink();                                       // KeelSystem: ShrinkClaim, Unmap, ShrinkEnd
+        caches.shrink();                                       // KeelSystem: ShrinkClaim, Unmap, ShrinkEnd // Trace after: caches.joined() ? ShrinkEnd
     }
 
     // Called with the lock held: the read-modify-write cannot race; volatile only lets stats() read it.

@@ -429,7 +429,7 @@ public final class VmmArena implements AutoCloseable {
         this.wiring.set(device);
         this.ownTracker = device != null ? null
                 : new ReclaimTracker("arena-" + ARENAS_OPENED.incrementAndGet(), DeviceBuffer::cleaningOf);
-        this.leases = new InFlightLeases(); // Trace open: ArenaOpen total=totalBytes granularity=granularity slots=InFlightLeases.firstChunkSlots() reuse=reuse // Trace alias: leases
+        this.leases = new InFlightLeases(); // Trace open: ArenaOpen total=totalBytes granularity=granularity slots=InFlightLeases.firstChunkSlots() reuse=reuse cache=cacheLimit threshold=cacheThreshold // Trace alias: leases
         if (device != null) {
             joinDevice(device);
         }
@@ -716,7 +716,7 @@ public final class VmmArena implements AutoCloseable {
         InFlightLeases.Lease lease = leases.enter();
         try {
             if (cache != null && cache.mayHold()) {
-                MappingCache.Entry hit = cache.take(aligned);  // KeelSystem: MallocEnter (a cache hit: no backend call)
+                MappingCache.Entry hit = cache.take(aligned);  // KeelSystem: MallocEnter (a cache hit: no backend call) // Trace: CacheTake hit=hit!=null va=hit!=null?hit.va-base:-1 handle=hit!=null?hit.handle:0
                 if (hit != null) {
                     return insertHit(lease, hit, owner);
                 }
@@ -752,7 +752,7 @@ public final class VmmArena implements AutoCloseable {
             if (owner != null && !tableAttached) {
                 attachTable();
             }
-            table.put(hit.va, hit.size, hit.handle, owner);   // KeelSystem: MallocInsert
+            table.put(hit.va, hit.size, hit.handle, owner);   // KeelSystem: MallocInsert // Trace: MallocInsert
             return hit.va;
         } catch (Throwable failure) {
             RuntimeException releaseFailure = release(hit.va, hit.size, hit.handle);
@@ -1288,8 +1288,11 @@ public final class VmmArena implements AutoCloseable {
      */
     private boolean keepMapped(long va, Allocation record) {
         MappingCache c = cache;
-        return c != null && c.mayPut(record.size()) && backend.retire(va, record.size(), record.handle())
-                && c.put(va, record.size(), record.handle()); // KeelSystem: CleanerPut, UserPut
+        if (c == null || !c.mayPut(record.size()) || !backend.retire(va, record.size(), record.handle())) {
+            return false;
+        }
+        boolean kept = c.put(va, record.size(), record.handle()); // KeelSystem: CleanerPut, UserPut // Trace: CachePut kept=kept va=va-base
+        return kept;
     }
 
     /**
@@ -1350,7 +1353,7 @@ public final class VmmArena implements AutoCloseable {
         }
         long bytes = 0;
         for (MappingCache.Entry e : claimed) {
-            RuntimeException failure = release(e.va, e.size, e.handle); // KeelSystem: Unmap
+            RuntimeException failure = release(e.va, e.size, e.handle); // KeelSystem: Unmap // Trace before: Unmap va=e.va-base
             c.unmapped(e, failure == null);
             if (failure == null) {
                 putBackReleased(e.va - base, e.size);
@@ -1378,7 +1381,8 @@ public final class VmmArena implements AutoCloseable {
         public long releaseCache(long keepBytes) {
             InFlightLeases.Lease lease = leases.enter();
             try {
-                return unmapReleased(cache().claim(keepBytes)); // KeelSystem: ReleaseClaim, ShrinkClaim, TrimStart
+                List<MappingCache.Entry> claimed = cache().claim(keepBytes); // KeelSystem: ReleaseClaim, ShrinkClaim, TrimStart // Trace(VmmArena.this): CacheClaim ranges=claimed.size() keep=keepBytes
+                return unmapReleased(claimed);
             } finally {
                 exit(lease);
             }
@@ -1724,7 +1728,7 @@ public final class VmmArena implements AutoCloseable {
             c.lockForClose(); // the state and the cache change together: a hit or put sees both or neither
         }
         moveTo(CLOSING);                                       // ArenaOps: CloseBegin // FreeRanges: CloseBegin // Trace: CloseBegin
-        List<MappingCache.Entry> uncached = c != null ? c.closeLocked() : List.of(); // KeelSystem: CloseBegin (the close takes the cache)
+        List<MappingCache.Entry> uncached = c != null ? c.closeLocked() : List.of(); // KeelSystem: CloseBegin (the close takes the cache) // Trace: c!=null ? CloseUncache ranges=uncached.size()
         unmapReleased(uncached);                               // KeelSystem: Unmap, CloseUncached (before any wait: a round may wait for these)
         long waitStart = System.nanoTime();
         try {
@@ -1964,7 +1968,11 @@ public final class VmmArena implements AutoCloseable {
         if (keepBytes < 0) {
             throw new IllegalArgumentException("keepBytes must not be negative: " + keepBytes);
         }
-        return cache == null ? 0 : cacheOwner.releaseCache(keepBytes); // KeelSystem: TrimStart, Unmap, TrimEnd
+        if (cache == null) {
+            return 0;
+        }
+        long released = cacheOwner.releaseCache(keepBytes); // KeelSystem: TrimStart, Unmap, TrimEnd // Trace after: TrimEnd
+        return released;
     }
 
     /** Lease slots of the in-flight guard (tests check that they stay bounded). */

@@ -66,6 +66,11 @@ public final class DeviceCaches implements MappingCache.ReleaseListener {
         owners.remove(owner);
     }
 
+    /** Whether an arena with a cache has joined (tracing records the cache's steps of such a device only). */
+    public boolean joined() {
+        return !owners.isEmpty();
+    }
+
     /** Whether any arena of the device caches a range, or a release is unmapping one: a hint. */
     public boolean anyMappedIdle() {
         for (Owner o : owners) {

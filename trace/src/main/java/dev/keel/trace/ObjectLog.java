@@ -121,6 +121,14 @@ final class ObjectLog {
     }
 
     /**
+     * Whether the arena keeps freed mappings in a cache ({@code cache=} above 0 on its opening
+     * line; a trace written before the field existed has none).
+     */
+    boolean cached() {
+        return kind == Kind.ARENA && open.fields().getOrDefault("cache", 0L) > 0;
+    }
+
+    /**
      * Whether the arena hands out chunks: as the kernel decides, a range of at least 4,096 regions
      * of 64 granules.
      */

@@ -497,14 +497,19 @@ enum TraceSpec {
                 MaxAttempts <- TraceMaxAttempts
                 Interrupts <- TraceInterrupts
                 Cleaner <- TraceCleaner
+                CacheLimit <- TraceCacheLimit
+                ReleaseThreshold <- TraceReleaseThreshold
+                Trimmers <- TraceTrimmers
+                TrimTo <- TraceTrimTo
                 NoOne = NoOne
             INIT TraceInit
             NEXT TraceNext
             INVARIANTS
                 TypeOK OwnedOnce ReleasedAtMostOnce DeviceMatchesGrants UsedMatchesGrants
-                InFlightCounts SingleFlight NoCircularWait StrandedOnlyWhileClosing HeldInTable HandOffInOrder Diagnosis
+                InFlightCounts SingleFlight NoCircularWait StrandedOnlyWhileClosing HeldInTable HandOffInOrder
+                CacheDisjoint CacheGoesWithClose ClosingCachesNothing DeviceAccounting NoStaleAccess Diagnosis
             PROPERTIES
-                OomOnlyAfterReclaim NoSpuriousOutOfMemory
+                OomOnlyAfterReclaim NoSpuriousOutOfMemory CacheHitMapsNothing
             """) {
         /** Events a user's call takes that KeelSystem merges into the step before or after them. */
         private static final Set<String> USER_HIDDEN = Set.of("Lease", "Mark", "Request", "Load", "CheckFits", "CasFail",
@@ -516,11 +521,13 @@ enum TraceSpec {
         private static final Set<String> CLOSER_STEPS = Set.of("CloseYield", "CloseBegin", "CloseSeal", "CloseCommit",
                 "CloseAbort", "CloseUnlock", "CloseRehost");
         private static final Set<String> CLEANER_HIDDEN = Set.of("Lease", "Mark", "FreeRelease", "Unmark", "Unlease");
+        /** A trim's entry into its arena's guard and its exit: merged into its claim and its last unmap. */
+        private static final Set<String> TRIMMER_HIDDEN = Set.of("Lease", "Mark", "Unmark", "Unlease");
 
         @Override
         SpecTrace project(ObjectLog system) {
             Records records = new Records(system);
-            for (String set : new String[] {"Users", "HostUsers", "Closers"}) {
+            for (String set : new String[] {"Users", "HostUsers", "Closers", "Trimmers"}) {
                 records.declare(set);
             }
             Map<Integer, Integer> arenas = arenaNames(system);
@@ -532,6 +539,9 @@ enum TraceSpec {
                     .orElseThrow(() -> new TraceFormatException(system.openEvent().line(), "system " + system.id()
                             + " has no allocator"));
             records.fixed("MaxAttempts", allocator.get("attempts"));
+            long[] cache = cacheBytes(system); // the limit and the release threshold, in bytes
+            long trimTo = -1; // the trimmers' keep, in bytes
+            Cache state = new Cache(cache);
             long unit = 0;
             Map<String, String> roles = new HashMap<>(); // thread -> its process
             Map<String, Long> lastBump = new HashMap<>(); // user thread -> offset of its last bump
@@ -563,6 +573,12 @@ enum TraceSpec {
                             records.fixed("HostCloserFlag", e.get("host"));
                             continue;
                         }
+                        case "Trimmer" -> {
+                            String trimmer = records.process("p", thread);
+                            roles.put(thread, trimmer);
+                            records.member("Trimmers", trimmer);
+                            continue;
+                        }
                         case "Drop" -> {
                             records.step(e, role(records, roles, thread));
                             continue;
@@ -587,16 +603,183 @@ enum TraceSpec {
                     }
                     unit = size;
                 }
+                if (e.action().equals("CacheClaim") && process.startsWith("\"p")) {
+                    long keep = e.get("keep");
+                    if (trimTo >= 0 && keep != trimTo) {
+                        throw new TraceFormatException(e.line(), "KeelSystem's trims keep one size: system "
+                                + system.id() + " has trims to " + trimTo + " and " + keep + " bytes");
+                    }
+                    trimTo = keep;
+                }
+                if (state.cacheStep(records, e, process, arenas)) {
+                    continue;
+                }
                 if (process.startsWith("\"h") || process.startsWith("\"u")) {
                     user(records, e, process, arenas, lastBump, calls);
                 } else if (process.equals("\"c1\"")) {
                     closer(records, e, process);
+                } else if (process.startsWith("\"p")) {
+                    if (!TRIMMER_HIDDEN.contains(e.action())) {
+                        unmodelled(records, e, process);
+                    }
                 } else {
                     cleaner(records, e, process, arenas);
                 }
             }
-            records.fixed("Units", unit == 0 ? 1 : allocator.get("capacity") / unit);
+            long u = unit == 0 ? 1 : unit;
+            records.fixed("Units", allocator.get("capacity") / u);
+            records.fixed("CacheLimit", inUnits(system, cache[0], u));
+            records.fixed("ReleaseThreshold", inUnits(system, cache[1], u));
+            records.fixed("TrimTo", inUnits(system, Math.max(trimTo, 0), u));
             return records.build();
+        }
+
+        private long inUnits(ObjectLog system, long bytes, long unit) {
+            if (bytes % unit != 0) {
+                throw new TraceFormatException(system.openEvent().line(), "KeelSystem counts the cache in units: system "
+                        + system.id() + " has a cache size of " + bytes + " bytes, units of " + unit);
+            }
+            return bytes / unit;
+        }
+
+        /** The members' cache limit and release threshold, in bytes: KeelSystem has one of each for every arena. */
+        private long[] cacheBytes(ObjectLog system) {
+            long[] cache = null;
+            for (TraceEvent e : system.events()) {
+                if (e.action().equals("ArenaOpen")) {
+                    long[] arena = {e.fields().getOrDefault("cache", 0L), e.fields().getOrDefault("threshold", 0L)};
+                    if (cache != null && !Arrays.equals(cache, arena)) {
+                        throw new TraceFormatException(e.line(), "KeelSystem's arenas share one cache limit and"
+                                + " threshold: system " + system.id() + " has " + Arrays.toString(cache) + " and "
+                                + Arrays.toString(arena));
+                    }
+                    cache = arena;
+                }
+            }
+            return cache == null ? new long[2] : cache;
+        }
+
+        /**
+         * The steps of the mapping cache, whoever takes them; returns whether {@code e} was one. A
+         * thread that has logged an {@code Unmap} makes its next device free that unmap (the lock
+         * merged into it); a user's claim is its round's release before its collection, or the
+         * release threshold's after it; a closer's take of its cache is followed by that many
+         * unmaps and then its CloseUncached.
+         */
+        private static final class Cache {
+            private final Set<String> unmapping = new HashSet<>();   // processes whose next free is an unmap
+            private final Map<String, Long> uncaching = new HashMap<>(); // closer -> unmaps still to come
+            private final Set<String> shrinking = new HashSet<>();   // users past ReclaimFinish, in the shrink
+            private final Set<String> released = new HashSet<>();    // users whose round began with a release
+            private final Set<String> trimmed = new HashSet<>();     // trimmers whose claim took ranges
+            private final boolean shrinks; // a release threshold below the limit: a round's collector shrinks
+
+            Cache(long[] cache) {
+                shrinks = cache[1] < cache[0];
+            }
+
+            boolean cacheStep(Records records, TraceEvent e, String p, Map<Integer, Integer> arenas) {
+                String action = e.action();
+                switch (action) {
+                    case "Unmap" -> {
+                        unmapping.add(p);
+                        return true;
+                    }
+                    case "FinalizerLock" -> {
+                        return unmapping.contains(p); // merged into the unmap
+                    }
+                    case "FinalizerFree" -> {
+                        if (!unmapping.remove(p)) {
+                            return false;
+                        }
+                        records.stepAs(e, "Unmap", p);
+                        Long left = uncaching.computeIfPresent(p, (c, n) -> n - 1);
+                        if (left != null && left == 0) {
+                            uncaching.remove(p);
+                            records.stepAs(e, "CloseUncached", p);
+                        }
+                        return true;
+                    }
+                    case "CacheIdle" -> {
+                        if (e.get("idle") == 1) {
+                            released.add(p);
+                            records.stepAs(e, "PressureEnter", p, "release", 1);
+                        }
+                        return true;
+                    }
+                    case "PressureEnter" -> {
+                        // the callback of a round that released first: KeelSystem's PressureEnter was its CacheIdle
+                        if (released.remove(p)) {
+                            return true;
+                        }
+                        records.step(e, p, "release", 0);
+                        return true;
+                    }
+                    case "ReleaseEnd" -> {
+                        records.step(e, p, "served", e.get("served"));
+                        if (e.get("served") == 1) {
+                            released.remove(p);
+                            records.stepAs(e, "CallbackRelock", p); // the kernel holds the lock again already
+                        }
+                        return true;
+                    }
+                    case "ReclaimFinish" -> {
+                        if (shrinks) {
+                            shrinking.add(p);
+                        }
+                        return false; // the step itself is the user's
+                    }
+                    case "ShrinkEnd" -> {
+                        if (shrinking.remove(p)) {
+                            records.step(e, p);
+                        }
+                        return true;
+                    }
+                    case "CacheClaim" -> {
+                        long ranges = e.get("ranges");
+                        long arena = arenas.getOrDefault(e.object(), 0);
+                        if (p.startsWith("\"p")) {
+                            if (ranges > 0) {
+                                trimmed.add(p);
+                            }
+                            records.stepAs(e, "TrimStart", p, "arena", arena, "ranges", ranges);
+                        } else if (ranges > 0) {
+                            records.stepAs(e, shrinking.contains(p) ? "ShrinkClaim" : "ReleaseClaim", p,
+                                    "arena", arena, "ranges", ranges);
+                        }
+                        return true;
+                    }
+                    case "TrimEnd" -> {
+                        if (trimmed.remove(p)) {
+                            records.step(e, p);
+                        }
+                        return true;
+                    }
+                    case "CloseUncache" -> {
+                        long ranges = e.get("ranges");
+                        records.step(e, p, "ranges", ranges);
+                        if (ranges > 0) {
+                            uncaching.put(p, ranges);
+                        }
+                        return true;
+                    }
+                    case "CacheTake" -> {
+                        return e.get("hit") == 0; // a miss: the bump is the guard's entry; a hit: see user()
+                    }
+                    case "CachePut" -> {
+                        if (!p.equals(Records.string("cleaner"))) {
+                            return false; // a user's free: KeelSystem's users drop their buffers
+                        }
+                        if (e.get("kept") == 1) {
+                            records.stepAs(e, "CleanerPut", p);
+                        }
+                        return true;
+                    }
+                    default -> {
+                        return false;
+                    }
+                }
+            }
         }
 
         /** The process of {@code thread}: its role, or the Cleaner (the first thread without one), or a stray. */
@@ -620,7 +803,13 @@ enum TraceSpec {
                     // The early check's refusal, or the bump that admits or refuses: KeelSystem's MallocEnter.
                     records.atLeast("OpsPerUser", calls.merge(t, 1, Integer::sum));
                     long open = action.equals("CasSucceed") ? 1 : 0;
-                    records.stepAs(e, "MallocEnter", t, "arena", arena(arenas, e), "open", open);
+                    records.stepAs(e, "MallocEnter", t, "arena", arena(arenas, e), "open", open, "hit", 0, "handle", 0);
+                }
+                case "CacheTake" -> {
+                    // A hit (a miss is no step): the take under the cache's lock admits the malloc.
+                    records.atLeast("OpsPerUser", calls.merge(t, 1, Integer::sum));
+                    lastBump.put(e.thread(), e.get("va"));
+                    records.stepAs(e, "MallocEnter", t, "arena", arena(arenas, e), "open", 1, "hit", 1, "handle", e.get("handle"));
                 }
                 case "AllocTry" -> records.stepAs(e, "AllocTake", t, "handle", e.get("handle"));
                 case "ReclaimJoin" -> records.step(e, t, "collector", e.get("collector"), "late", e.get("late"));
@@ -726,15 +915,17 @@ enum TraceSpec {
      * LockOrdering's {@code Collect} does not model), so its allocators are recorded, not checked.
      * An arena that reuses freed ranges is FreeRanges', one that does not CasBump's and
      * InFlightLeases'; an arena that reuses and hands out chunks is checked by none (the chunk
-     * path is not traced: see {@link #FREE_RANGES}).
+     * path is not traced: see {@link #FREE_RANGES}). An arena with a mapping cache is checked
+     * only as a member of its composition, by KeelSystem: the per-arena specs have no cache (a
+     * hit is a malloc with no bump, a put a free with no unmap).
      */
     boolean checks(ObjectLog log) {
         if (log.kind() != kind) {
             return false;
         }
         return switch (this) {
-            case CAS_BUMP, IN_FLIGHT_LEASES -> !log.reuse();
-            case FREE_RANGES -> log.reuse() && !log.chunked();
+            case CAS_BUMP, IN_FLIGHT_LEASES -> !log.reuse() && !log.cached();
+            case FREE_RANGES -> log.reuse() && !log.chunked() && !log.cached();
             case LOCK_ORDERING -> log.events().stream().anyMatch(event -> event.action().equals("CallerEnter"));
             case KEEL_SYSTEM -> true;
         };

@@ -96,7 +96,9 @@ class TraceValidationTest {
                 "ReclaimJoin", "HostAcquire", "Convert", "Collect", "AwaitFinalizers", "HostRelease", "ReclaimFinish",
                 "AwaitCollection", "CallbackRelock", "GiveUp", "ReclaimTakeOver", "FinalizerLock", "FinalizerFree", "CleanerConvert",
                 "CloseYield", "CloseRehost",
-                "Member", "User", "Closer", "Drop", "SystemEnd"));
+                "CacheTake", "CachePut", "CacheIdle", "CacheClaim", "Unmap", "ReleaseEnd", "ShrinkEnd", "TrimEnd",
+                "CloseUncache",
+                "Member", "User", "Closer", "Trimmer", "Drop", "SystemEnd"));
         missing.removeAll(seen);
         assertTrue(missing.isEmpty(), "no recorded run takes " + missing);
     }
@@ -114,13 +116,15 @@ class TraceValidationTest {
                 TraceSpec.KEEL_SYSTEM.project(log).steps().forEach(step -> seen.add(outcome(step.record())));
             }
         }
-        Set<String> missing = new TreeSet<>(List.of("MallocEnter open=1", "MallocEnter open=0", "AllocLock", "AllocTake",
-                "PressureEnter", "OutOfMemory", "ReclaimJoin collector=1", "ReclaimJoin collector=0", "HostAcquire",
+        Set<String> missing = new TreeSet<>(List.of("MallocEnter open=1", "MallocEnter open=0", "MallocEnter hit=1",
+                "AllocLock", "AllocTake", "PressureEnter release=0", "PressureEnter release=1", "OutOfMemory", "ReclaimJoin collector=1", "ReclaimJoin collector=0", "HostAcquire",
                 "Convert", "Collect", "CollectorRelease", "ReclaimFinish", "ReclaimTakeOver", "AwaitCollection", "CallbackRelock",
                 "MallocInsert", "Drop",
                 "CleanerConvert", "CleanerStart accepts=1", "CleanerStart accepts=0", "FreeRemove", "CleanerAwaitClose closed=1",
                 "CleanerLock", "CleanerFree", "CloseYield", "CloseBegin", "CloseSeal", "CloseSnapshot", "CloseCommit",
-                "CloseAbort", "DrainLock", "DrainFree", "CloseUnlock", "CloseRehost"));
+                "CloseAbort", "DrainLock", "DrainFree", "CloseUnlock", "CloseRehost",
+                "CleanerPut", "ReleaseClaim", "Unmap", "ReleaseEnd served=1", "ShrinkClaim", "ShrinkEnd", "TrimStart",
+                "TrimEnd", "CloseUncache", "CloseUncached"));
         missing.removeAll(seen);
         assertTrue(missing.isEmpty(), "no composition takes " + missing + "; taken: " + seen);
         assertFalse(seen.contains("Unmodelled"), "a composition has an event KeelSystem does not model: " + seen);
@@ -130,7 +134,10 @@ class TraceValidationTest {
     private static String outcome(String record) {
         Matcher action = Pattern.compile("a \\|-> \"(\\w+)\"").matcher(record);
         assertTrue(action.find(), record);
-        Matcher choice = Pattern.compile("(open|collector|accepts|closed) \\|-> (\\d+)").matcher(record);
+        if (record.contains("hit |-> 1")) {
+            return action.group(1) + " hit=1";
+        }
+        Matcher choice = Pattern.compile("(open|collector|accepts|closed|release|served) \\|-> (\\d+)").matcher(record);
         return action.group(1) + (choice.find() ? " " + choice.group(1) + "=" + choice.group(2) : "");
     }
 

@@ -83,6 +83,7 @@ public final class Scenarios {
             run("system: a free while the close waits, then the close is interrupted", hung,
                     SystemScenarios.freeWhileClosing(true));
         }
+        CacheScenarios.run(6, seed, hung);
         // Last: on a kernel whose close keeps the host lock these hang, leaving their threads behind.
         run("system: a host-lock holder closes", hung, SystemScenarios.hostLockHolderCloses(false));
         run("system: a host-lock holder closes beside a host user", hung, SystemScenarios.hostLockHolderCloses(true));
@@ -90,7 +91,7 @@ public final class Scenarios {
         System.exit(0);
     }
 
-    private static void run(String name, List<String> hung, List<Thread> threads) throws InterruptedException {
+    static void run(String name, List<String> hung, List<Thread> threads) throws InterruptedException {
         threads.forEach(Thread::start);
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(JOIN_SECONDS);
         for (Thread thread : threads) {

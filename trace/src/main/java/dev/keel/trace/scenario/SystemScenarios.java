@@ -173,6 +173,95 @@ final class SystemScenarios {
         return List.of(director);
     }
 
+    /**
+     * Both arenas keep freed mappings (the device's two units at most, each): two users and a
+     * third that allocates in random arenas while a trimmer empties a random arena's cache now and
+     * then. The cleanings of a round's collection hand the waiter its unit and put the rest into
+     * their arenas' caches (cache puts), later mallocs take them (hits), an exhausted malloc
+     * releases every arena's cache before it collects, and two trims race all of it.
+     */
+    static List<Thread> cachePressure(long seed) {
+        Composition system = new Composition(2 * UNIT, 2 * UNIT);
+        Random random = new Random(seed);
+        List<Thread> threads = new ArrayList<>(List.of(system.randomUser(true, 3, random.nextLong()),
+                system.randomUser(false, 3, random.nextLong()), system.randomUser(false, 3, random.nextLong())));
+        threads.add(system.trimmer(random.nextLong()));
+        threads.add(system.trimmer(random.nextLong()));
+        return system.directing(threads);
+    }
+
+    /** The same while a closer closes the first arena at a random moment: its cache goes with it. */
+    static List<Thread> cacheRacingClose(long seed) {
+        Composition system = new Composition(2 * UNIT, 2 * UNIT);
+        Random random = new Random(seed);
+        int delay = random.nextInt(60);
+        List<Thread> threads = new ArrayList<>(List.of(system.randomUser(false, 3, random.nextLong()),
+                system.randomUser(false, 3, random.nextLong()), system.randomUser(true, 2, random.nextLong())));
+        threads.add(system.closer(false, system.arenas.get(0), () -> Scenarios.pause(delay)));
+        return system.directing(threads);
+    }
+
+    /**
+     * Each step of the cache in order, on two units: two buffers of arena 1 dropped, a malloc of
+     * arena 0 whose round's collection hands it the first and puts the second into arena 1's cache
+     * (a put); a malloc of arena 1 takes it (a hit). Another round caches one of two buffers
+     * again; a host user's malloc in the arena that caches nothing finds the device full, releases
+     * the other arena's cache, is handed the unit and returns with no collection. A third round
+     * caches once more, and then the {@code ending}: {@code "trim"} trims the arena that caches,
+     * {@code "close"} closes it (the close unmaps its cache before it drains), {@code "shrink"}
+     * has a release threshold of 0, so that every round's collector gives its round's puts back
+     * before it returns (and nothing stays cached for the hits).
+     */
+    static List<Thread> cacheSteps(String ending) {
+        Composition system = new Composition(2 * UNIT, ending.equals("shrink") ? 0 : 2 * UNIT);
+        VmmArena first = system.arenas.get(0);
+        VmmArena second = system.arenas.get(1);
+        List<Thread> threads = new ArrayList<>();
+        Consumer<Thread> run = thread -> {
+            threads.add(thread);
+            thread.start();
+            Scenarios.join(thread);
+        };
+        CountDownLatch held = new CountDownLatch(2);
+        CountDownLatch drop = new CountDownLatch(1);
+        CountDownLatch lastHeld = new CountDownLatch(1);
+        CountDownLatch lastDrop = new CountDownLatch(1);
+        Thread director = Scenarios.thread("director", () -> {
+            run.accept(system.user(false, user -> user.allocateAndDrop(second, 0)));
+            run.accept(system.user(false, user -> user.allocateAndDrop(second, 0)));
+            run.accept(system.user(false, user -> user.allocateAndDrop(first, 0)));  // a put into arena 1's cache
+            run.accept(system.user(false, user -> user.allocateAndDrop(second, 0))); // a hit
+            Thread holder = system.user(false, user -> user.allocateAndDrop(first, held, drop)); // a round, a put
+            threads.add(holder);
+            holder.start();
+            while (held.getCount() == 2) {
+                Thread.onSpinWait();
+            }
+            VmmArena empty = first.cachedBytes() == 0 ? first : second;
+            Thread releaser = system.user(true, user -> user.allocateAndDrop(empty, held, drop)); // releases the other
+            threads.add(releaser);
+            releaser.start();
+            Scenarios.await(held);
+            drop.countDown();
+            Scenarios.join(holder);
+            Scenarios.join(releaser);
+            Thread last = system.user(false, user -> user.allocateAndDrop(second, lastHeld, lastDrop)); // a put
+            threads.add(last);
+            last.start();
+            Scenarios.await(lastHeld);
+            VmmArena caching = first.cachedBytes() > 0 ? first : second;
+            switch (ending) {
+                case "trim" -> run.accept(system.trimmer(caching, new CountDownLatch(1)));
+                case "close" -> run.accept(system.closer(false, caching, () -> { }));
+                default -> { }
+            }
+            lastDrop.countDown();
+            Scenarios.join(last);
+            system.end(threads);
+        });
+        return List.of(director);
+    }
+
     private static void sleep(long millis) {
         try {
             TimeUnit.MILLISECONDS.sleep(millis);
@@ -228,6 +317,16 @@ final class SystemScenarios {
             device.free(handle);
         }
 
+        /** A freed mapping may stay mapped for the arena's cache: no view of it outlives the free here. */
+        @Override
+        public boolean retire(long va, long size, long handle) {
+            return true;
+        }
+
+        @Override
+        public void revive(long va, long size, long handle) {
+        }
+
         @Override
         public void releaseReserve(long base, long bytes) {
         }
@@ -243,6 +342,11 @@ final class SystemScenarios {
         private final Garbage garbage = new Garbage();
 
         Composition() {
+            this(0, 0);
+        }
+
+        /** With arenas that cache up to {@code cacheLimit} bytes, down to {@code threshold} after a round. */
+        Composition(long cacheLimit, long threshold) {
             allocator = DeviceAllocator.builder(UNITS * UNIT)
                     .pressureCallback(KernelHooks.reclaimer(host, GcReclaimer.DEFAULT_CLEANER_DEADLINE,
                             null, garbage::collect))
@@ -250,7 +354,12 @@ final class SystemScenarios {
             for (int a = 0; a < 2; a++) {
                 DeviceBackend backend = new DeviceBackend(allocator);
                 backends.add(backend);
-                arenas.add(VmmArena.builder(backend).totalBytes(ARENA_BYTES).hostLock(host).errorHandler(QUIET).reuseFreedRanges(false).open());
+                VmmArena.Builder builder = VmmArena.builder(backend).totalBytes(ARENA_BYTES).hostLock(host)
+                        .errorHandler(QUIET).reuseFreedRanges(false);
+                if (cacheLimit > 0) {
+                    builder.cacheLimit(cacheLimit).cacheReleaseThreshold(threshold);
+                }
+                arenas.add(builder.open());
             }
             id = Trace.open("SystemOpen", "arenas", arenas.size(), "units", UNITS);
             Trace.record(id, "Member", "object", KernelHooks.traceId(allocator));
@@ -273,6 +382,25 @@ final class SystemScenarios {
                     Scenarios.pause(random.nextInt(20));
                     user.allocateAndDrop(arenas.get(random.nextInt(arenas.size())), random.nextInt(20));
                 }
+            });
+        }
+
+        /** A trimmer that empties the cache of a random arena once, at a random moment (KeelSystem's trims once). */
+        Thread trimmer(long seed) {
+            return Scenarios.thread("trimmer", () -> {
+                Trace.record(id, "Trimmer");
+                Random random = new Random(seed);
+                Scenarios.pause(random.nextInt(40));
+                arenas.get(random.nextInt(arenas.size())).trim();
+            });
+        }
+
+        /** A trimmer that empties {@code arena}'s cache once, then counts {@code done} down. */
+        Thread trimmer(VmmArena arena, CountDownLatch done) {
+            return Scenarios.thread("trimmer", () -> {
+                Trace.record(id, "Trimmer");
+                arena.trim();
+                done.countDown();
             });
         }
 
