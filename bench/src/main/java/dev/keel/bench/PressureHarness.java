@@ -29,13 +29,20 @@ import java.util.Map;
  * rows ({@code pressure.csv}) and the chart ({@link PressureChart}).
  *
  * <p>Usage: {@code PressureHarness <output directory> [allocations per run]} (default
- * {@value #ALLOCATIONS}); {@code -Dkeel.pressure.rounds} (default {@value #ROUNDS}).
+ * {@value #ALLOCATIONS}); {@code -Dkeel.pressure.rounds} (default {@value #ROUNDS}),
+ * {@code -Dkeel.pressure.threads} and {@code -Dkeel.pressure.sides} (comma-separated subsets),
+ * {@code -Dkeel.pressure.only=explicit}.
  */
 public final class PressureHarness {
 
     static final int ALLOCATIONS = 2_000;
     static final int ROUNDS = 3;
-    private static final List<Integer> THREADS = List.of(1, 2, 8, 32);
+    private static final List<Integer> THREADS = Arrays.stream(System.getProperty("keel.pressure.threads", "1,2,8,32")
+            .split(",")).map(Integer::valueOf).toList();
+    private static final List<String> SIDES = List.of(System.getProperty("keel.pressure.sides",
+            "jdk,keel,keel-backoff,keel-cache").split(","));
+    /** {@code -Dkeel.pressure.only=explicit}: only the runs where {@code System.gc()} works, without the host lock. */
+    private static final boolean ONLY_EXPLICIT = "explicit".equals(System.getProperty("keel.pressure.only"));
 
     private PressureHarness() {
     }
@@ -63,9 +70,9 @@ public final class PressureHarness {
                 "Pressure: %d allocations of 4 KiB-4 MiB per run, %d MiB kept live, 64 MiB device or"
                         + " MaxDirectMemorySize; %d rounds; %s; the runs' collector: %s%n%n", allocations,
                 PressureRun.LIVE_MIB, rounds, context.describe(), runs.values().iterator().next().get(0).get("gc")));
-        table.append(String.format(Locale.ROOT, "%-44s %26s %9s %15s %10s %9s %12s %14s%n", "configuration",
+        table.append(String.format(Locale.ROOT, "%-44s %26s %9s %15s %10s %9s %12s %14s %10s%n", "configuration",
                 "succeeded/s med [min,max]", "failures", "garbage-could", "System.gc", "gc ms", "per 1000",
-                "callback ms/gc"));
+                "callback ms/gc", "cache hits"));
         StringBuilder csv = new StringBuilder("side,explicitGc,host,threads,round,attempted,seconds,succeededPerSecond,failures,"
                 + "failuresGarbageCouldServe,systemGcs,systemGcPauseMs,collections,callbackMs\n");
         List<String> messages = new ArrayList<>();
@@ -79,10 +86,11 @@ public final class PressureHarness {
             long collections = sum(list, "collections");
             long callbackMs = sum(list, "callbackMs");
             double perThousand = 1000.0 * collections / attempted;
-            table.append(String.format(Locale.ROOT, "%-44s %9.0f [%6.0f,%7.0f] %9d %15d %10d %9d %12.1f %14s%n", name,
+            table.append(String.format(Locale.ROOT, "%-44s %9.0f [%6.0f,%7.0f] %9d %15d %10d %9d %12.1f %14s %10d%n", name,
                     rates[rates.length / 2], rates[0], rates[rates.length - 1], failures, couldServe, gcs, gcMs,
                     perThousand, list.get(0).get("side").startsWith("keel") && collections > 0
-                            ? String.format(Locale.ROOT, "%.1f", callbackMs / (double) collections) : "-"));
+                            ? String.format(Locale.ROOT, "%.1f", callbackMs / (double) collections) : "-",
+                    sum(list, "cacheHits")));
             for (int r = 0; r < list.size(); r++) {
                 Map<String, String> f = list.get(r);
                 csv.append(String.join(",", f.get("side"), f.get("explicitGc"), f.get("host"), f.get("threads"),
@@ -132,10 +140,10 @@ public final class PressureHarness {
 
     private static List<Config> configs() {
         List<Config> configs = new ArrayList<>();
-        for (boolean explicitGc : new boolean[] {true, false}) {
-            for (boolean host : new boolean[] {false, true}) {
+        for (boolean explicitGc : ONLY_EXPLICIT ? new boolean[] {true} : new boolean[] {true, false}) {
+            for (boolean host : ONLY_EXPLICIT ? new boolean[] {false} : new boolean[] {false, true}) {
                 for (int threads : THREADS) {
-                    for (String side : new String[] {"jdk", "keel", "keel-backoff"}) {
+                    for (String side : SIDES) {
                         configs.add(new Config(side, threads, explicitGc, host));
                     }
                 }

@@ -44,7 +44,9 @@ import javax.management.openmbean.CompositeData;
  *       round); {@code keel-backoff} with up to nine rounds of exponential back-off
  *       ({@code exponentialBackoff(9, 1 ms, 256 ms)}): no pause before the first round, then
  *       1, 2, ..., 128 ms, 255 ms in all, where the JDK sleeps nine times, 1 to 256 ms, 511 ms in
- *       all. The simulated device
+ *       all; {@code keel-cache} as {@code keel}, its arena with the mapping cache
+ *       ({@code VmmArena.Builder.cache()}: 256 MiB, more than the device, so the cache gives back
+ *       only under pressure). The simulated device
  *       touches no memory; {@code allocateDirect} zeroes what it hands out, so the JDK's
  *       throughput includes that work and Keel's does not.</li>
  * </ul>
@@ -61,7 +63,7 @@ import javax.management.openmbean.CompositeData;
  *
  * <p>A run stops at {@value #LIMIT_SECONDS} s; {@code allocations} is then the number attempted.
  *
- * <p>Usage: {@code PressureRun jdk|keel|keel-backoff THREADS ALLOCATIONS host|nohost SEED}.
+ * <p>Usage: {@code PressureRun jdk|keel|keel-backoff|keel-cache THREADS ALLOCATIONS host|nohost SEED}.
  */
 public final class PressureRun {
 
@@ -90,7 +92,8 @@ public final class PressureRun {
         SystemGcCounter gcs = new SystemGcCounter();
         HostLock hostLock = HostLock.newLock();
         Keel keel = side.startsWith("keel") ? new Keel(hostLock, side.equals("keel-backoff")
-                ? RetryPolicy.exponentialBackoff(9, Duration.ofMillis(1), Duration.ofMillis(256)) : RetryPolicy.once()) : null;
+                ? RetryPolicy.exponentialBackoff(9, Duration.ofMillis(1), Duration.ofMillis(256)) : RetryPolicy.once(),
+                side.equals("keel-cache")) : null;
         LongFunction<Object> allocate = keel != null ? keel::allocate : size -> ByteBuffer.allocateDirect((int) size);
         PressureRun run = new PressureRun();
         Holder holder = host ? new Holder(keel != null ? hostLock : jdkSideLock()) : null;
@@ -125,6 +128,8 @@ public final class PressureRun {
         field(line, "systemGcPauseMs", gcs.pauseMillis());
         field(line, "collections", keel != null ? keel.reclaimer.collections() : gcs.count());
         field(line, "callbackMs", keel != null ? keel.callbackNanos.get() / 1_000_000 : 0);
+        field(line, "cacheHits", keel != null ? keel.arena.stats().cacheHits() : 0);
+        field(line, "cacheReleasedMiB", keel != null ? keel.arena.stats().cacheReleasedBytes() >> 20 : 0);
         field(line, "gc", ManagementFactory.getGarbageCollectorMXBeans().stream().map(GarbageCollectorMXBean::getName)
                 .reduce((a, b) -> a + "+" + b).orElse("none").replace(' ', '_'));
         line.append("message=").append(run.lastFailure.get().replace('\n', ' '));
@@ -201,7 +206,7 @@ public final class PressureRun {
         final AtomicLong callbackNanos = new AtomicLong();
         final VmmArena arena;
 
-        Keel(HostLock hostLock, RetryPolicy policy) {
+        Keel(HostLock hostLock, RetryPolicy policy, boolean cache) {
             reclaimer = new GcReclaimer(hostLock);
             MemoryPressureCallback timed = (AllocatorLock lock, long bytes) -> {
                 long t0 = System.nanoTime();
@@ -213,7 +218,9 @@ public final class PressureRun {
             };
             DeviceAllocator physical = DeviceAllocator.builder(CAPACITY).name("pressure").pressureCallback(timed)
                     .retryPolicy(policy).build();
-            arena = VmmArena.open(SimulatedDevice.builder(physical).granularity(4096).build(), 1L << 40);
+            VmmArena.Builder builder = VmmArena.builder(SimulatedDevice.builder(physical).granularity(4096).build())
+                    .totalBytes(1L << 40);
+            arena = (cache ? builder.cache() : builder).open();
         }
 
         Object allocate(long size) {
