@@ -41,8 +41,9 @@ import java.util.regex.Pattern;
  *   <li><b>Scope.</b> A hand-written page of {@code docs/} opens with a {@code **Covers:**} and a
  *       {@code **Does not cover:**} paragraph.</li>
  *   <li><b>Figures.</b> A hand-written page has no table with a column of TLC states, and no line
- *       that names a TLC model and gives a number of states, nor two lines that do so together
- *       (a figure broken across the lines, or the model on one and the figure on the other): those
+ *       that names a TLC model and gives a number of states, nor a sentence over several lines
+ *       that does so ({@link #acrossLines}: a figure broken at a line's end, the model on one line
+ *       and the figure on another; in words too, "6.4 million states"): those
  *       figures come from the build's output, in the generated pages ({@link #GENERATED}). A
  *       record of runs copied by hand ({@link #RECORDED}) is no generated page: it may have a
  *       table of states only if the table has a {@code spec commit} column, which
@@ -75,7 +76,9 @@ final class DocReferences {
     private static final Pattern PATH =
             Pattern.compile("^[\\w.-]+(/[\\w.-]+)+\\.(java|tla|cfg|md|sh|xml|txt|json|csv|svg|properties)$");
     private static final Set<String> FILE_EXTENSIONS = Set.of("java", "tla", "cfg", "md", "json", "txt", "class");
-    private static final Pattern STATES_FIGURE = Pattern.compile("\\d[\\d,]*\\s+(distinct\\s+)?states\\b");
+    /** A number of states: {@code 14,458 states}, {@code 6.4 million distinct states}, {@code 227k states}. */
+    private static final Pattern STATES_FIGURE = Pattern.compile(
+            "\\d[\\d,.]*(?:\\s*(?:thousand|million|billion|[kKM])\\b)?\\s+(distinct\\s+)?states\\b");
     private static final Pattern STATES_COLUMN = Pattern.compile("(?i)^\\|.*\\b(states|distinct)\\b.*\\|\\s*$");
     private static final Pattern TABLE_RULE = Pattern.compile("^\\|[\\s:|-]+\\|\\s*$");
 
@@ -135,12 +138,7 @@ final class DocReferences {
             if (!generated) {
                 boolean recorded = file.getParent().endsWith("docs") && RECORDED.contains(file.getFileName().toString());
                 String previous = i > 0 ? text.get(i - 1) : "";
-                List<String> found = figures(line, previous, statesTable, recorded);
-                if (found.isEmpty() && !statesTable && !fenced && !previous.isBlank() && !previous.startsWith("|")
-                        && !line.startsWith("|") && !FENCE.matcher(previous).find()) {
-                    found = acrossTheBreak(previous, line);
-                }
-                found.forEach(p -> problems.add(where + p));
+                figures(line, previous, statesTable, recorded).forEach(p -> problems.add(where + p));
                 statesTable = line.startsWith("|") && (statesTable || (STATES_COLUMN.matcher(line).matches()
                         && i + 1 < text.size() && TABLE_RULE.matcher(text.get(i + 1)).matches()));
             }
@@ -164,7 +162,16 @@ final class DocReferences {
                 }
             }
         }
+        if (!generated) {
+            problems.addAll(acrossLines(name, text));
+            problems.sort(java.util.Comparator.comparingInt(DocReferences::lineOf));
+        }
         return problems;
+    }
+
+    private static int lineOf(String problem) {
+        Matcher m = Pattern.compile("^[^:]*:(\\d+):").matcher(problem);
+        return m.find() ? Integer.parseInt(m.group(1)) : 0;
     }
 
     /** Why {@code target}, linked from {@code page}, leads nowhere; null if it is fine. */
@@ -295,18 +302,93 @@ final class DocReferences {
     }
 
     /**
-     * A state count that only the two lines together give: a figure broken across the break, or
-     * a model named on the first line and its figure on the second.
+     * State counts that only several lines together give: a sentence of a paragraph or list item
+     * (outside fences and tables) that runs over line breaks and names a TLC model and a number of
+     * states, where no one line does both (that line is reported by itself). A sentence ends at
+     * {@code .}, {@code ;}, {@code !} or {@code ?} and a space, outside code spans: so a figure
+     * broken at its line's end, a model on one line and its figure two lines further on, and the
+     * figure before the model are all found; a figure in the next sentence or paragraph is not
+     * this model's.
      */
-    private static List<String> acrossTheBreak(String previous, String line) {
-        if (MODEL.matcher(previous).find() && STATES_FIGURE.matcher(previous).find()) {
-            return List.of(); // reported at its own line
+    private static List<String> acrossLines(String page, List<String> text) {
+        List<String> problems = new ArrayList<>();
+        List<Integer> unitLines = new ArrayList<>();
+        boolean fenced = false;
+        for (int i = 0; i <= text.size(); i++) {
+            String line = i < text.size() ? text.get(i) : "";
+            boolean fence = FENCE.matcher(line).find();
+            boolean item = line.matches("^\\s*(?:[-*+]|\\d+\\.)\\s+.*") || line.startsWith("#");
+            if (line.isBlank() || fence || fenced || line.startsWith("|") || item) {
+                problems.addAll(sentencesOver(page, text, unitLines));
+                unitLines.clear();
+            }
+            if (fence) {
+                fenced = !fenced;
+                continue;
+            }
+            if (!fenced && !line.isBlank() && !line.startsWith("|")) {
+                unitLines.add(i);
+            }
         }
-        String joined = previous.stripTrailing() + " " + line.strip();
-        return MODEL.matcher(joined).find() && STATES_FIGURE.matcher(joined).find()
-                ? List.of("a TLC model's number of states typed by hand, across a line break;"
-                        + " results.md has the build's figures")
-                : List.of();
+        return problems;
+    }
+
+    private static List<String> sentencesOver(String page, List<String> text, List<Integer> unitLines) {
+        if (unitLines.size() < 2) {
+            return List.of();
+        }
+        StringBuilder joined = new StringBuilder();
+        List<Integer> starts = new ArrayList<>();
+        for (int index : unitLines) {
+            if (!joined.isEmpty()) {
+                joined.append(' ');
+            }
+            starts.add(joined.length());
+            joined.append(text.get(index).strip());
+        }
+        String unit = joined.toString();
+        StringBuilder masked = new StringBuilder(unit);
+        Matcher span = CODE_SPAN.matcher(unit);
+        while (span.find()) {
+            for (int k = span.start() + 1; k < span.end() - 1; k++) {
+                masked.setCharAt(k, 'x');
+            }
+        }
+        List<String> problems = new ArrayList<>();
+        Matcher end = Pattern.compile("(?<=[.;!?])\\s+").matcher(masked);
+        int from = 0;
+        while (from < unit.length()) {
+            int to = end.find() ? end.start() : unit.length();
+            String sentence = unit.substring(from, to);
+            Matcher model = MODEL.matcher(sentence);
+            Matcher figure = STATES_FIGURE.matcher(sentence);
+            if (model.find() && figure.find()) {
+                int first = lineAt(starts, from);
+                int last = lineAt(starts, Math.max(to - 1, from));
+                boolean onOneLine = false;
+                for (int k = first; k <= last; k++) {
+                    String line = text.get(unitLines.get(k));
+                    onOneLine |= MODEL.matcher(line).find() && STATES_FIGURE.matcher(line).find();
+                }
+                int at = lineAt(starts, from + Math.max(model.end(), figure.end()) - 1);
+                if (first != last && !onOneLine) {
+                    problems.add(page + ":" + (unitLines.get(at) + 1) + ": a TLC model's number of states typed by hand,"
+                            + " across a line break; results.md has the build's figures");
+                }
+            }
+            from = to == unit.length() ? to : end.end();
+        }
+        return problems;
+    }
+
+    private static int lineAt(List<Integer> starts, int offset) {
+        int line = 0;
+        for (int k = 0; k < starts.size(); k++) {
+            if (starts.get(k) <= offset) {
+                line = k;
+            }
+        }
+        return line;
     }
 
     private static List<String> figures(String line, String previous, boolean inStatesTable, boolean recorded) {

@@ -167,6 +167,32 @@ class DocReferencesTest {
         assertTrue(problems.get(0).contains("a-page.md:8:"), problems.toString());
     }
 
+    /**
+     * The mutant page {@code mutant-pages/states-across-lines.md}: five sentences that each give
+     * a model's state count over two or three lines, one line never having both; each is reported
+     * once, at the line where the count is complete, and the sentences that give a figure without
+     * a model are not.
+     */
+    @Test
+    void aStateCountSplitOverLinesInAnyWayIsReported(@TempDir Path repo) throws IOException {
+        String page;
+        try (var in = DocReferencesTest.class.getResourceAsStream("mutant-pages/states-across-lines.md")) {
+            page = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        }
+        repository(repo, "");
+        Path mutant = repo.resolve("docs/states-across-lines.md");
+        Files.writeString(mutant, page);
+        List<String> problems = new DocReferences(repo).check(mutant);
+        List<String> lines = page.lines().toList();
+        List<Integer> expected = new ArrayList<>();
+        for (String end : List.of("   distinct states.", "   458 distinct states.", "   14,458 distinct states.",
+                "   are what `MCCasBump` explored.", "   states on one machine.")) {
+            expected.add(lines.indexOf(end) + 1);
+        }
+        assertEquals(expected.stream().map(n -> "docs/states-across-lines.md:" + n + ": a TLC model's number of states"
+                + " typed by hand, across a line break; results.md has the build's figures").toList(), problems);
+    }
+
     @Test
     void aRecordOfRunsCopiedByHandIsNoGeneratedPage(@TempDir Path repo) throws IOException {
         repository(repo, "");
