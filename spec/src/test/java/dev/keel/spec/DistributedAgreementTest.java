@@ -89,10 +89,24 @@ class DistributedAgreementTest {
     void aClusterThatExploresADifferentStateSpaceFails() throws Exception {
         DistributedAgreement.Count smaller = DistributedAgreement.distributed(tlaTools, tlaDir,
                 work.resolve("broken"), model("MCKeelSystemOneOp"), DistributedTlc.Cluster.loopback(2), TIMEOUT);
+        if (registeredTooLate(smaller)) {
+            // The smaller model's 1,969 states take the first worker about two seconds; a second
+            // worker that registers as the server finishes meets TLC 2.18's own NullPointerException
+            // ("this.states" is null) and the run ends in an error, seen once in a clean-clone CI.
+            // That is TLC's race, not the mismatch this test is about: one more run decides.
+            smaller = DistributedAgreement.distributed(tlaTools, tlaDir, work.resolve("broken-again"),
+                    model("MCKeelSystemOneOp"), DistributedTlc.Cluster.loopback(2), TIMEOUT);
+        }
 
         Optional<String> problem = DistributedAgreement.mismatch("MCKeelSystemTwoOps", single, smaller);
         assertTrue(problem.isPresent(), "a smaller state space must not pass: " + smaller);
         assertTrue(problem.get().contains("different number of distinct states"), problem.get());
+    }
+
+    /** Whether a distributed run ended in TLC's exception at a worker's late registration (see above). */
+    private static boolean registeredTooLate(DistributedAgreement.Count run) throws IOException {
+        return run.outcome() == Outcome.ERROR && Files.exists(run.output())
+                && Files.readString(run.output(), StandardCharsets.UTF_8).contains("\"this.states\" is null");
     }
 
     @Test
