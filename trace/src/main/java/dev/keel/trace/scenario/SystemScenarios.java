@@ -222,7 +222,8 @@ final class SystemScenarios {
             thread.start();
             Scenarios.join(thread);
         };
-        CountDownLatch held = new CountDownLatch(2);
+        CountDownLatch holding = new CountDownLatch(1);
+        CountDownLatch releasing = new CountDownLatch(1);
         CountDownLatch drop = new CountDownLatch(1);
         CountDownLatch lastHeld = new CountDownLatch(1);
         CountDownLatch lastDrop = new CountDownLatch(1);
@@ -231,17 +232,15 @@ final class SystemScenarios {
             run.accept(system.user(false, user -> user.allocateAndDrop(second, 0)));
             run.accept(system.user(false, user -> user.allocateAndDrop(first, 0)));  // a put into arena 1's cache
             run.accept(system.user(false, user -> user.allocateAndDrop(second, 0))); // a hit
-            Thread holder = system.user(false, user -> user.allocateAndDrop(first, held, drop)); // a round, a put
+            Thread holder = system.user(false, user -> user.allocateAndDrop(first, holding, drop)); // a round, a put
             threads.add(holder);
             holder.start();
-            while (held.getCount() == 2) {
-                Thread.onSpinWait();
-            }
+            Scenarios.await(holding); // blocked, not spinning: on a kernel that hangs here the director waits
             VmmArena empty = first.cachedBytes() == 0 ? first : second;
-            Thread releaser = system.user(true, user -> user.allocateAndDrop(empty, held, drop)); // releases the other
+            Thread releaser = system.user(true, user -> user.allocateAndDrop(empty, releasing, drop)); // releases the other
             threads.add(releaser);
             releaser.start();
-            Scenarios.await(held);
+            Scenarios.await(releasing);
             drop.countDown();
             Scenarios.join(holder);
             Scenarios.join(releaser);
