@@ -190,17 +190,6 @@ final class SystemScenarios {
         return system.directing(threads);
     }
 
-    /** The same while a closer closes the first arena at a random moment: its cache goes with it. */
-    static List<Thread> cacheRacingClose(long seed) {
-        Composition system = new Composition(2 * UNIT, 2 * UNIT);
-        Random random = new Random(seed);
-        int delay = random.nextInt(60);
-        List<Thread> threads = new ArrayList<>(List.of(system.randomUser(false, 3, random.nextLong()),
-                system.randomUser(false, 3, random.nextLong()), system.randomUser(true, 2, random.nextLong())));
-        threads.add(system.closer(false, system.arenas.get(0), () -> Scenarios.pause(delay)));
-        return system.directing(threads);
-    }
-
     /**
      * Each step of the cache in order, on two units: two buffers of arena 1 dropped, a malloc of
      * arena 0 whose round's collection hands it the first and puts the second into arena 1's cache
